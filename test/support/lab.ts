@@ -1,0 +1,82 @@
+// The lab's settings (.lab/env, written by scripts/lab up). A test that needs the lab
+// calls labEnv(): when the lab is missing it fails with the command that starts it;
+// it never skips.
+import * as fs from "fs";
+import * as path from "path";
+
+export interface LabEnv {
+  host: string;
+  port: number;
+  port2: number;
+  user: string;
+  key: string;
+  knownHosts: string;
+  socket: string;
+  pool: string;
+  poolDir: string;
+  network: string;
+  networkNoDhcp: string;
+  netns: string;
+  image: string;
+  kernel: string;
+  initrd: string;
+  sshdLog: string;
+  sshdLog2: string;
+  sshdConfig: string;
+  sshdPid: string;
+  libvirtdPid: string;
+  pulumiBin?: string;
+  raw: Record<string, string>;
+}
+
+export const repoRoot = path.resolve(__dirname, "..", "..", "..");
+
+export function readEnvFile(file: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+    if (m) out[m[1]] = m[2];
+  }
+  return out;
+}
+
+let cached: LabEnv | undefined;
+
+export function labEnv(): LabEnv {
+  if (cached) return cached;
+  const file = path.join(repoRoot, ".lab", "env");
+  if (!fs.existsSync(file) || !readEnvFile(file).KVM_LAB_HOST) {
+    throw new Error(`the lab is not up (${file} missing): run scripts/lab up`);
+  }
+  const e = readEnvFile(file);
+  const need = (k: string): string => {
+    const v = e[k];
+    if (!v) throw new Error(`${file} lacks ${k}: rerun scripts/lab up`);
+    return v;
+  };
+  cached = {
+    host: need("KVM_LAB_HOST"),
+    port: Number(need("KVM_LAB_PORT")),
+    port2: Number(need("KVM_LAB_PORT2")),
+    user: need("KVM_LAB_USER"),
+    key: need("KVM_LAB_KEY"),
+    knownHosts: need("KVM_LAB_KNOWN_HOSTS"),
+    socket: need("KVM_LAB_SOCKET"),
+    pool: need("KVM_LAB_POOL"),
+    poolDir: need("KVM_LAB_POOL_DIR"),
+    network: need("KVM_LAB_NETWORK"),
+    networkNoDhcp: need("KVM_LAB_NETWORK_NODHCP"),
+    netns: need("KVM_LAB_NETNS"),
+    image: need("KVM_LAB_IMAGE"),
+    kernel: need("KVM_LAB_KERNEL"),
+    initrd: need("KVM_LAB_INITRD"),
+    sshdLog: need("KVM_LAB_SSHD_LOG"),
+    sshdLog2: need("KVM_LAB_SSHD_LOG2"),
+    sshdConfig: need("KVM_LAB_SSHD_CONFIG"),
+    sshdPid: need("KVM_LAB_SSHD_PID"),
+    libvirtdPid: need("KVM_LAB_LIBVIRTD_PID"),
+    pulumiBin: e.KVM_LAB_PULUMI_BIN,
+    raw: e,
+  };
+  return cached;
+}

@@ -1,0 +1,28 @@
+// The system's own libvirt client, used by tests as an independent witness of what is
+// on the host (and by the lab test before the project's client existed).
+import { execFileSync } from "child_process";
+import { LabEnv } from "./lab";
+
+/** virsh through the lab's sshd (libssh transport: the lab key and known_hosts, verified). */
+export function sshUri(lab: LabEnv, knownHosts = lab.knownHosts): string {
+  const q = new URLSearchParams({ keyfile: lab.key, known_hosts: knownHosts, known_hosts_verify: "normal", sshauth: "privkey" });
+  return `qemu+libssh://${lab.user}@${lab.host}:${lab.port}/system?${q.toString()}`;
+}
+
+export function virsh(args: string[], uri = "qemu:///system"): string {
+  return execFileSync("virsh", ["-q", "-c", uri, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+}
+
+export function volumeNames(lab: LabEnv): string[] {
+  virsh(["pool-refresh", lab.pool]);
+  return virsh(["vol-list", lab.pool]).split("\n").map((l) => l.trim().split(/\s+/)[0]).filter(Boolean).sort();
+}
+
+export function domainNames(): string[] {
+  return virsh(["list", "--all", "--name"]).split("\n").map((l) => l.trim()).filter(Boolean).sort();
+}
+
+export function leases(network: string): { mac: string; ip: string; hostname: string }[] {
+  return virsh(["net-dhcp-leases", network]).split("\n").map((l) => l.trim().split(/\s+/)).filter((f) => f.length >= 6)
+    .map((f) => ({ mac: f[2], ip: f[4].split("/")[0], hostname: f[5] }));
+}
