@@ -1,0 +1,187 @@
+// Data streams over the RPC client: volume upload (with back-pressure, sparse holes,
+// server errors noticed while sending, abort) and download.
+import { encode } from "./codec";
+import { RpcClient, StreamSink } from "./client";
+import { RpcAbortError, RpcProtocolError } from "./errors";
+import { encodePacket, MessageStatus, MessageType, Packet, STREAM_CHUNK } from "./packet";
+import { procedures, VOL_UPLOAD_SPARSE_STREAM } from "./procedures";
+import { streamHole, VolumeRef } from "./types";
+
+/** A piece of an upload: bytes, or a run of zeros the daemon can skip (sparse). */
+export type UploadChunk = { data: Buffer } | { hole: number };
+
+export interface TransferProgress {
+  /** Bytes of the volume covered so far (data + holes). */
+  covered: number;
+  /** Bytes actually sent as data. */
+  sent: number;
+}
+
+export interface UploadOptions {
+  offset?: bigint;
+  /** 0 = up to the end of the stream. */
+  length?: bigint;
+  /** Open the stream sparse so holes can be sent as STREAM_HOLE packets. */
+  sparse?: boolean;
+  signal?: AbortSignal;
+  onProgress?(p: TransferProgress): void;
+}
+
+/** Collects the daemon's side of one stream: data, its end, its verdict. */
+class StreamState implements StreamSink {
+  failure: Error | undefined;
+  finished = false;
+  eof = false;
+  readonly data: Buffer[] = [];
+  private waiter: (() => void) | undefined;
+
+  constructor(private readonly client: RpcClient, private readonly api: string) {}
+
+  onPacket(packet: Packet): void {
+    const { status } = packet.header;
+    if (status === MessageStatus.Error) this.failure = this.client.decodeError(packet.payload, this.api);
+    else if (status === MessageStatus.Ok) this.finished = true;
+    else if (packet.header.type === MessageType.Stream) {
+      if (packet.payload.length === 0) this.eof = true;
+      else this.data.push(Buffer.from(packet.payload));
+    }
+    this.wake();
+  }
+
+  onClose(err: Error): void {
+    this.failure ??= err;
+    this.wake();
+  }
+
+  private wake(): void {
+    const w = this.waiter;
+    this.waiter = undefined;
+    w?.();
+  }
+
+  /** Waits for the next packet (or the link's end), bounded by `signal`. */
+  next(signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(new RpcAbortError(this.api, signal?.reason));
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiter = () => { signal?.removeEventListener("abort", onAbort); resolve(); };
+    });
+  }
+}
+
+function streamFrame(client: RpcClient, proc: number, serial: number, type: MessageType, status: MessageStatus, payload?: Buffer): Buffer {
+  return encodePacket(client.header(proc, type, serial, status), payload);
+}
+
+/** Uploads `source` into a volume; resolves when the daemon confirmed the finish. */
+export async function uploadVolume(client: RpcClient, vol: VolumeRef, source: AsyncIterable<UploadChunk>, opts: UploadOptions = {}): Promise<TransferProgress> {
+  const proc = procedures.storageVolUpload;
+  const state = new StreamState(client, proc.api);
+  const serial = await client.openStream("storageVolUpload", {
+    vol, offset: opts.offset ?? 0n, length: opts.length ?? 0n, flags: opts.sparse ? VOL_UPLOAD_SPARSE_STREAM : 0,
+  }, state, opts.signal);
+  const progress: TransferProgress = { covered: 0, sent: 0 };
+  const send = async (frame: Buffer) => {
+    if (state.failure) throw state.failure;
+    if (!client.write(frame)) {
+      // back-pressure; a daemon error or the caller's abort ends the wait too
+      const ac = new AbortController();
+      const onAbort = () => ac.abort(opts.signal?.reason);
+      opts.signal?.addEventListener("abort", onAbort, { once: true });
+      try {
+        await Promise.race([client.drained(ac.signal), waitFailure(state, ac.signal)]);
+      } finally {
+        opts.signal?.removeEventListener("abort", onAbort);
+        ac.abort();
+      }
+      if (state.failure) throw state.failure;
+    }
+  };
+  try {
+    for await (const chunk of source) {
+      if (opts.signal?.aborted) throw new RpcAbortError(proc.api, opts.signal.reason);
+      if ("hole" in chunk) {
+        if (!opts.sparse) throw new RpcProtocolError("a hole was given to an upload that is not sparse");
+        await send(streamFrame(client, proc.proc, serial, MessageType.StreamHole, MessageStatus.Continue,
+          encode(streamHole, { length: BigInt(chunk.hole), flags: 0 })));
+        progress.covered += chunk.hole;
+      } else {
+        for (let at = 0; at < chunk.data.length; at += STREAM_CHUNK) {
+          const piece = chunk.data.subarray(at, Math.min(at + STREAM_CHUNK, chunk.data.length));
+          await send(streamFrame(client, proc.proc, serial, MessageType.Stream, MessageStatus.Continue, piece));
+          progress.covered += piece.length;
+          progress.sent += piece.length;
+        }
+      }
+      opts.onProgress?.(progress);
+    }
+    await send(streamFrame(client, proc.proc, serial, MessageType.Stream, MessageStatus.Ok));
+    while (!state.finished && !state.failure) await state.next(opts.signal);
+    if (state.failure) throw state.failure;
+    return progress;
+  } catch (err) {
+    if (!state.failure && !client.closed) {
+      // tell the daemon to drop the stream; its answer is not awaited
+      client.write(streamFrame(client, proc.proc, serial, MessageType.Stream, MessageStatus.Error));
+    }
+    throw err;
+  } finally {
+    client.closeStream(serial);
+  }
+}
+
+async function waitFailure(state: StreamState, signal: AbortSignal): Promise<void> {
+  while (!state.failure && !signal.aborted) {
+    try {
+      await state.next(signal);
+    } catch {
+      return;
+    }
+  }
+}
+
+export interface DownloadOptions {
+  offset?: bigint;
+  length?: bigint;
+  signal?: AbortSignal;
+  /** Bytes buffered before reading from the link pauses. */
+  highWaterMark?: number;
+}
+
+/** Downloads a volume as a sequence of chunks. */
+export async function* downloadVolume(client: RpcClient, vol: VolumeRef, opts: DownloadOptions = {}): AsyncGenerator<Buffer> {
+  const proc = procedures.storageVolDownload;
+  const state = new StreamState(client, proc.api);
+  const serial = await client.openStream("storageVolDownload", {
+    vol, offset: opts.offset ?? 0n, length: opts.length ?? 0n, flags: 0,
+  }, state, opts.signal);
+  const highWater = opts.highWaterMark ?? 8 * 1024 * 1024;
+  let paused = false;
+  let completed = false;
+  try {
+    for (;;) {
+      while (state.data.length > 0) {
+        const chunk = state.data.shift()!;
+        if (paused && state.data.length === 0) { client.pauseReading(false); paused = false; }
+        yield chunk;
+      }
+      if (state.failure) throw state.failure;
+      if (state.eof) break;
+      await state.next(opts.signal);
+      const buffered = state.data.reduce((n, b) => n + b.length, 0);
+      if (!paused && buffered > highWater) { client.pauseReading(true); paused = true; }
+    }
+    // end of data: confirm the finish and wait for the daemon's verdict
+    client.write(streamFrame(client, proc.proc, serial, MessageType.Stream, MessageStatus.Ok));
+    while (!state.finished && !state.failure) await state.next(opts.signal);
+    if (state.failure) throw state.failure;
+    completed = true;
+  } finally {
+    if (paused) client.pauseReading(false);
+    if (!completed && !state.failure && !client.closed) {
+      client.write(streamFrame(client, proc.proc, serial, MessageType.Stream, MessageStatus.Error));
+    }
+    client.closeStream(serial);
+  }
+}
