@@ -1,0 +1,117 @@
+// The error taxonomy. Every error leaving the provider has a class, a message naming
+// the host, the object and the fix, and libvirt's code name when libvirt said it.
+// `classify` is the one place that decides.
+import { LibvirtError, RpcAbortError, RpcProtocolError, RpcTransportError } from "./rpc/errors";
+import { DialError } from "./ssh/dial-error";
+
+export type ErrorClass = "transient" | "permanent" | "not-found" | "conflict" | "timeout" | "unreachable";
+
+export interface KvmErrorOptions {
+  host?: string;
+  /** The input property the error is about, e.g. "source.sha256". */
+  property?: string;
+  fix?: string;
+  codeName?: string;
+  cause?: unknown;
+}
+
+/** An error whose class was decided where it was raised (bad input, a local failure). */
+export class KvmError extends Error {
+  readonly errorClass: ErrorClass;
+  readonly host?: string;
+  readonly property?: string;
+  readonly fix?: string;
+  readonly codeName?: string;
+
+  constructor(errorClass: ErrorClass, message: string, opts: KvmErrorOptions = {}) {
+    super(composeMessage(message, opts), { cause: opts.cause });
+    this.name = "KvmError";
+    this.errorClass = errorClass;
+    this.host = opts.host;
+    this.property = opts.property;
+    this.fix = opts.fix;
+    this.codeName = opts.codeName;
+  }
+}
+
+function composeMessage(message: string, opts: KvmErrorOptions): string {
+  let m = message;
+  if (opts.property && !m.includes(opts.property)) m = `${opts.property}: ${m}`;
+  if (opts.host && !m.includes(opts.host)) m = `${opts.host}: ${m}`;
+  if (opts.codeName && !m.includes(opts.codeName)) m += ` (${opts.codeName})`;
+  if (opts.fix) m += `. ${opts.fix}`;
+  return m;
+}
+
+export interface Classified {
+  errorClass: ErrorClass;
+  message: string;
+  codeName?: string;
+}
+
+const libvirtClasses: Record<string, ErrorClass> = {
+  VIR_ERR_NO_DOMAIN: "not-found",
+  VIR_ERR_NO_NETWORK: "not-found",
+  VIR_ERR_NO_STORAGE_POOL: "not-found",
+  VIR_ERR_NO_STORAGE_VOL: "not-found",
+  VIR_ERR_NO_DOMAIN_METADATA: "not-found",
+  VIR_ERR_NO_SECRET: "not-found",
+  VIR_ERR_NO_NODE_DEVICE: "not-found",
+  VIR_ERR_DOM_EXIST: "conflict",
+  VIR_ERR_NETWORK_EXIST: "conflict",
+  VIR_ERR_STORAGE_VOL_EXIST: "conflict",
+  VIR_ERR_OPERATION_INVALID: "conflict",
+  VIR_ERR_MULTIPLE_DOMAINS: "conflict",
+  VIR_ERR_OPERATION_TIMEOUT: "timeout",
+  VIR_ERR_AGENT_UNRESPONSIVE: "timeout",
+  VIR_ERR_RESOURCE_BUSY: "transient",
+  VIR_ERR_RPC: "transient",
+  VIR_ERR_NO_CONNECT: "unreachable",
+  VIR_ERR_AUTH_FAILED: "permanent",
+  VIR_ERR_AUTH_UNAVAILABLE: "permanent",
+  VIR_ERR_ACCESS_DENIED: "permanent",
+  VIR_ERR_OPERATION_DENIED: "permanent",
+  VIR_ERR_INVALID_ARG: "permanent",
+  VIR_ERR_XML_ERROR: "permanent",
+  VIR_ERR_XML_DETAIL: "permanent",
+  VIR_ERR_XML_INVALID_SCHEMA: "permanent",
+  VIR_ERR_CONFIG_UNSUPPORTED: "permanent",
+  VIR_ERR_ARGUMENT_UNSUPPORTED: "permanent",
+  VIR_ERR_NO_SUPPORT: "permanent",
+  VIR_ERR_OPERATION_UNSUPPORTED: "permanent",
+  VIR_ERR_INVALID_MAC: "permanent",
+  VIR_ERR_CPU_INCOMPATIBLE: "permanent",
+  VIR_ERR_OPERATION_FAILED: "transient",
+  VIR_ERR_SYSTEM_ERROR: "transient",
+  VIR_ERR_INTERNAL_ERROR: "transient",
+};
+
+/** Decides the class of any error the provider may see. */
+export function classify(err: unknown): Classified {
+  if (err instanceof KvmError) return { errorClass: err.errorClass, message: err.message, codeName: err.codeName };
+  if (err instanceof DialError) return { errorClass: err.errorClass, message: err.message };
+  if (err instanceof LibvirtError) {
+    return { errorClass: libvirtClasses[err.codeName] ?? "transient", message: err.message, codeName: err.codeName };
+  }
+  if (err instanceof RpcAbortError) return { errorClass: "timeout", message: err.message };
+  if (err instanceof RpcTransportError) return { errorClass: "unreachable", message: err.message };
+  if (err instanceof RpcProtocolError) return { errorClass: "permanent", message: err.message };
+  const e = err as NodeJS.ErrnoException | undefined;
+  if (e?.name === "TimeoutError" || e?.name === "AbortError") return { errorClass: "timeout", message: e.message };
+  if (e?.code && ["ECONNREFUSED", "ECONNRESET", "EHOSTUNREACH", "ENETUNREACH", "EPIPE"].includes(e.code)) {
+    return { errorClass: "unreachable", message: e.message };
+  }
+  return { errorClass: "transient", message: e instanceof Error ? e.message : String(err) };
+}
+
+/** True when the error says the link itself is gone (only these drop a pooled connection). */
+export function isTransportFailure(err: unknown): boolean {
+  return err instanceof RpcTransportError;
+}
+
+/** Wraps a libvirt error with the host, object and fix for users. */
+export function explain(err: unknown, host: string, what: string, fix?: string): KvmError {
+  if (err instanceof KvmError) return err;
+  const c = classify(err);
+  return new KvmError(c.errorClass, `${what}: ${c.message}`, { host, fix, codeName: c.codeName, cause: err });
+}

@@ -1,0 +1,124 @@
+// The connection object users give every resource, and its resolution through
+// ~/.ssh/config into what the dialer needs.
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import SSHConfig from "ssh-config";
+
+export interface HostConfig {
+  /** Host name, IP address, or a Host alias of ~/.ssh/config. */
+  address: string;
+  port?: number;
+  user?: string;
+  privateKeyPath?: string;
+  /** PEM/OpenSSH private key text (secret). */
+  privateKey?: string;
+  /** Passphrase of the private key (secret). */
+  passphrase?: string;
+  /** Use the ssh-agent at SSH_AUTH_SOCK (default when no key is given), or this socket path. */
+  agent?: boolean | string;
+  knownHostsPath?: string;
+  /** Pin the host key instead of known_hosts: "SHA256:…" as `ssh-keygen -lf` prints it. */
+  hostKeyFingerprint?: string;
+  /** Verify the host key (default true). false accepts any key: only for throwaway labs. */
+  strictHostKeyChecking?: boolean;
+  /** libvirtd's unix socket on the host. */
+  socketPath?: string;
+  /** Hypervisor URI opened on the host. */
+  uri?: string;
+  /** ~/.ssh/config to read (default ~/.ssh/config; "none" to ignore). */
+  sshConfigPath?: string;
+  /** SSH handshake deadline and libvirt handshake deadline, seconds. */
+  connectTimeout?: number;
+  /** SSH and libvirt keepalive interval, seconds; the link is declared dead after `keepaliveCount` misses. */
+  keepaliveInterval?: number;
+  keepaliveCount?: number;
+}
+
+export interface Jump {
+  address: string;
+  port: number;
+  user: string;
+}
+
+/** A host after ~/.ssh/config: every field the dialer needs, defaults filled. */
+export interface ResolvedHost {
+  config: HostConfig;
+  /** As the user wrote it, for messages. */
+  label: string;
+  hostname: string;
+  port: number;
+  user: string;
+  identityFiles: string[];
+  jumps: Jump[];
+  socketPath: string;
+  uri: string;
+  knownHostsPath: string;
+  connectTimeoutMs: number;
+  keepaliveIntervalMs: number;
+  keepaliveCount: number;
+}
+
+export const DEFAULT_SOCKET = "/var/run/libvirt/libvirt-sock";
+export const DEFAULT_URI = "qemu:///system";
+
+export function expandHome(p: string): string {
+  return p === "~" ? os.homedir() : p.startsWith("~/") ? path.join(os.homedir(), p.slice(2)) : p;
+}
+
+function readSshConfig(file: string): SSHConfig | undefined {
+  try {
+    return SSHConfig.parse(fs.readFileSync(file, "utf8"));
+  } catch {
+    return undefined; // no ~/.ssh/config is the common case
+  }
+}
+
+function one(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function parseJump(spec: string, cfg: SSHConfig | undefined, defaultUser: string): Jump {
+  // [user@]host[:port], where host may itself be an alias
+  const m = /^(?:([^@]+)@)?(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(spec.trim());
+  if (!m) throw new Error(`ProxyJump entry "${spec}" is not [user@]host[:port]`);
+  const alias = m[2].replace(/^\[|\]$/g, "");
+  const c = cfg?.compute(alias) ?? {};
+  return {
+    address: one(c.HostName) ?? alias,
+    port: Number(m[3] ?? one(c.Port) ?? 22),
+    user: m[1] ?? one(c.User) ?? defaultUser,
+  };
+}
+
+export function resolveHost(config: HostConfig): ResolvedHost {
+  const cfgPath = config.sshConfigPath === "none" ? undefined : expandHome(config.sshConfigPath ?? "~/.ssh/config");
+  const cfg = cfgPath ? readSshConfig(cfgPath) : undefined;
+  const c = cfg?.compute(config.address) ?? {};
+  const user = config.user ?? one(c.User) ?? os.userInfo().username;
+  const port = config.port ?? Number(one(c.Port) ?? 22);
+  const proxyJump = one(c.ProxyJump);
+  const identity = c.IdentityFile ? (Array.isArray(c.IdentityFile) ? c.IdentityFile : [c.IdentityFile]) : [];
+  const keepaliveInterval = config.keepaliveInterval ?? 5;
+  return {
+    config,
+    label: `${user}@${config.address}${port === 22 ? "" : `:${port}`}`,
+    hostname: one(c.HostName) ?? config.address,
+    port,
+    user,
+    identityFiles: identity.map(expandHome),
+    jumps: proxyJump && proxyJump !== "none" ? proxyJump.split(",").map((j) => parseJump(j, cfg, user)) : [],
+    socketPath: config.socketPath ?? DEFAULT_SOCKET,
+    uri: config.uri ?? DEFAULT_URI,
+    knownHostsPath: expandHome(config.knownHostsPath ?? one(c.UserKnownHostsFile) ?? "~/.ssh/known_hosts"),
+    connectTimeoutMs: (config.connectTimeout ?? 20) * 1000,
+    keepaliveIntervalMs: keepaliveInterval * 1000,
+    keepaliveCount: config.keepaliveCount ?? 3,
+  };
+}
+
+/** One pooled connection per identity: user@address:port + socket path + URI. */
+export function hostIdentity(h: ResolvedHost): string {
+  const via = h.jumps.map((j) => `${j.user}@${j.address}:${j.port}`).join(",");
+  return `${h.user}@${h.hostname}:${h.port}${via ? ` via ${via}` : ""} ${h.socketPath} ${h.uri}`;
+}
