@@ -1,0 +1,78 @@
+// Shared by every benchmark: timing, peak memory, and the row format of RESULTS.md.
+import { execFileSync, spawn } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { LabEnv } from "../test/support/lab";
+
+export interface Row {
+  benchmark: string;
+  ours: string;
+  baseline: string;
+  /** baseline time / our time (> 1: we are faster), or another ratio named in `ratioOf`. */
+  ratio: number;
+  ratioOf: string;
+  note?: string;
+}
+
+export interface Benchmark {
+  name: string;
+  run(lab: LabEnv, workdir: string): Promise<Row[]>;
+}
+
+export async function timed<T>(fn: () => Promise<T>): Promise<{ seconds: number; value: T }> {
+  const started = process.hrtime.bigint();
+  const value = await fn();
+  return { seconds: Number(process.hrtime.bigint() - started) / 1e9, value };
+}
+
+/** Runs fn while sampling this process's RSS; returns the peak growth in MiB. */
+export async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ value: T; peakMiB: number }> {
+  const base = process.memoryUsage().rss;
+  let peak = base;
+  const t = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 20);
+  try {
+    const value = await fn();
+    return { value, peakMiB: (peak - base) / (1024 * 1024) };
+  } finally {
+    clearInterval(t);
+  }
+}
+
+export function run(cmd: string, args: string[], opts: { input?: string } = {}): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(cmd, args, { stdio: [opts.input ? "pipe" : "ignore", "ignore", "pipe"] });
+    let err = "";
+    p.stderr?.on("data", (d) => { err += d; });
+    if (opts.input) fs.createReadStream(opts.input).pipe(p.stdin!);
+    p.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(" ")} exited ${code}: ${err}`))));
+  });
+}
+
+/** An ssh wrapper that verifies the lab's host key, for virsh's qemu+ssh transport. */
+export function sshWrapper(lab: LabEnv, dir: string): string {
+  const file = path.join(dir, "ssh-lab");
+  fs.writeFileSync(file, `#!/bin/sh\nexec ssh -o UserKnownHostsFile=${lab.knownHosts} -o StrictHostKeyChecking=yes -o BatchMode=yes "$@"\n`, { mode: 0o755 });
+  return file;
+}
+
+export function virshSshUri(lab: LabEnv, dir: string): string {
+  const q = new URLSearchParams({ keyfile: lab.key, command: sshWrapper(lab, dir) });
+  return `qemu+ssh://${lab.user}@${lab.host}:${lab.port}/system?${q.toString()}`;
+}
+
+export function virshLocal(args: string[]): string {
+  return execFileSync("virsh", ["-q", "-c", "qemu:///system", ...args], { encoding: "utf8" }).trim();
+}
+
+export function sshArgs(lab: LabEnv): string[] {
+  return ["-i", lab.key, "-p", String(lab.port), "-o", `UserKnownHostsFile=${lab.knownHosts}`, "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", `${lab.user}@${lab.host}`];
+}
+
+export function fmtSeconds(s: number): string {
+  return `${s.toFixed(2)} s`;
+}
+
+export function tmpdir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), "bench-"));
+}

@@ -1,0 +1,85 @@
+// `pulumi-kvm health`: checks hosts concurrently (a hung host costs at most the
+// timeout and never delays the others), prints a table or JSON, exits 0/1/2.
+import { checkHost, HostHealth } from "../provider/health/check";
+import { HostPool } from "../provider/pool/host-pool";
+import { formatBytes } from "../provider/units";
+import { HEALTH_USAGE, HealthPlan, parseHealthArgs, UsageError } from "./health-args";
+import { ResourceReport, stackTargets } from "./stack";
+
+export interface HealthReport {
+  hosts: HostHealth[];
+  resources?: ResourceReport[];
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd()).join("\n") + "\n";
+}
+
+export function renderHuman(report: HealthReport): string {
+  const rows = [["HOST", "STATUS", "STAGE", "LIBVIRT", "HOSTNAME", "POOL", "FREE", "LATENCY"]];
+  for (const h of report.hosts) {
+    rows.push([h.host, h.ok ? "ok" : "FAIL", h.stage ?? "-", h.libvirtVersion ?? "-", h.hostname ?? "-",
+      h.pool ? `${h.pool.name} (${h.pool.state})` : "-", h.pool ? formatBytes(h.pool.availableBytes) : "-", `${h.latencyMs} ms`]);
+  }
+  let out = table(rows);
+  const errors = report.hosts.filter((h) => !h.ok).map((h) => `  ${h.host}: ${h.error}`);
+  if (errors.length) out += "\n" + errors.join("\n") + "\n";
+  if (report.resources?.length) {
+    const r = [["RESOURCE", "KIND", "HOST", "STATUS", "DETAIL"]];
+    for (const x of report.resources) r.push([x.name, x.kind, x.host, x.status, x.detail ?? ""]);
+    out += "\n" + table(r);
+  }
+  return out;
+}
+
+export function renderJson(report: HealthReport): string {
+  const hosts = report.hosts.map((h) => ({
+    host: h.host, ok: h.ok, stage: h.stage ?? null, class: h.class ?? null, error: h.error ?? null,
+    libvirtVersion: h.libvirtVersion ?? null, hostname: h.hostname ?? null,
+    pool: h.pool ? { name: h.pool.name, state: h.pool.state, capacityBytes: h.pool.capacityBytes, availableBytes: h.pool.availableBytes } : null,
+    latencyMs: h.latencyMs,
+  }));
+  return JSON.stringify(report.resources ? { hosts, resources: report.resources } : { hosts }, null, 2) + "\n";
+}
+
+async function checkOnce(plan: HealthPlan, pool: HostPool): Promise<HealthReport> {
+  if (plan.stack) {
+    const targets = await stackTargets(plan.stack, plan.cwd);
+    const hosts = await Promise.all(targets.hosts.map((h) => checkHost(h.config, { pool: h.pool, network: plan.network, timeoutMs: plan.timeoutMs }, pool)));
+    const extra = await Promise.all(plan.hosts.map((h) => checkHost(h, { pool: plan.pool, network: plan.network, timeoutMs: plan.timeoutMs }, pool)));
+    return { hosts: [...hosts, ...extra], resources: await targets.resources(pool, hosts, plan.timeoutMs) };
+  }
+  return { hosts: await Promise.all(plan.hosts.map((h) => checkHost(h, { pool: plan.pool, network: plan.network, timeoutMs: plan.timeoutMs }, pool))) };
+}
+
+function healthy(r: HealthReport): boolean {
+  return r.hosts.every((h) => h.ok) && (r.resources ?? []).every((x) => x.status === "ok");
+}
+
+export async function healthCommand(argv: string[]): Promise<number> {
+  let plan: HealthPlan;
+  try {
+    plan = parseHealthArgs(argv);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      if (err.message) process.stderr.write(`pulumi-kvm health: ${err.message}\n\n`);
+      process.stderr.write(HEALTH_USAGE);
+      return err.message ? 2 : 0;
+    }
+    throw err;
+  }
+  const pool = new HostPool();
+  try {
+    for (;;) {
+      const started = Date.now();
+      const report = await checkOnce(plan, pool);
+      process.stdout.write(plan.json ? renderJson(report) : renderHuman(report));
+      if (!plan.watch) return healthy(report) ? 0 : 1;
+      if (!plan.json) process.stdout.write("\n");
+      await new Promise((r) => setTimeout(r, Math.max(0, plan.intervalMs - (Date.now() - started))));
+    }
+  } finally {
+    await pool.closeAll();
+  }
+}

@@ -1,0 +1,113 @@
+// Host health: libvirt version and hostname prove the daemon answers; the named pool
+// must exist and run (capacity and free space reported); optionally a network must be
+// active. Runs through HostPool.probe, so it shares the host's connection and never
+// cuts off work on it. A pool or network verdict is decided after the calls return:
+// a missing pool is an answer, not a broken link.
+import { classify, ErrorClass } from "../errors";
+import { PoolState } from "../libvirt/api";
+import { HostPool, hostPool } from "../pool/host-pool";
+import { LibvirtError } from "../rpc/errors";
+import { DialError } from "../ssh/dial-error";
+import { HostConfig } from "../ssh/host";
+
+export type HealthStage = "ssh-material" | "tcp" | "ssh-handshake" | "libvirt-connect" | "pool" | "network" | "timeout";
+
+export interface PoolHealth {
+  name: string;
+  state: string;
+  capacityBytes: number;
+  allocationBytes: number;
+  availableBytes: number;
+}
+
+export interface HostHealth {
+  host: string;
+  ok: boolean;
+  stage?: HealthStage;
+  class?: ErrorClass;
+  error?: string;
+  libvirtVersion?: string;
+  hostname?: string;
+  pool?: PoolHealth;
+  network?: { name: string; active: boolean };
+  latencyMs: number;
+}
+
+export interface HealthOptions {
+  pool?: string;
+  network?: string;
+  timeoutMs: number;
+}
+
+export const POOL_STATES = ["inactive", "building", "running", "degraded", "inaccessible"];
+
+export function formatVersion(v: bigint): string {
+  const n = Number(v);
+  return `${Math.floor(n / 1_000_000)}.${Math.floor(n / 1000) % 1000}.${n % 1000}`;
+}
+
+type Lookup<T> = { value: T } | { error: unknown };
+const settle = <T>(p: Promise<T>): Promise<Lookup<T>> => p.then((value) => ({ value }), (error) => ({ error }));
+
+export async function checkHost(config: HostConfig, opts: HealthOptions, pool: HostPool = hostPool): Promise<HostHealth> {
+  const started = Date.now();
+  const label = pool.describe(config).label;
+  const done = (h: Omit<HostHealth, "host" | "latencyMs">): HostHealth => ({ host: label, ...h, latencyMs: Date.now() - started });
+  const fail = (stage: HealthStage, err: unknown, extra: Partial<HostHealth> = {}) => {
+    const c = classify(err);
+    return done({ ok: false, stage, class: c.errorClass, error: c.message, ...extra });
+  };
+  let answers;
+  try {
+    answers = await pool.probe(config, async (lv) => {
+      const [version, hostname] = await Promise.all([lv.libVersion(), lv.hostname()]);
+      const poolInfo = opts.pool ? await settle(lv.lookupPool(opts.pool).then(async (p) => ({ ref: p, info: await lv.poolInfo(p) }))) : undefined;
+      const network = opts.network ? await settle(lv.lookupNetwork(opts.network).then((n) => lv.networkIsActive(n))) : undefined;
+      return { version, hostname, poolInfo, network };
+    }, opts.timeoutMs);
+  } catch (err) {
+    if (err instanceof DialError) return fail(err.stage, err);
+    if (classify(err).errorClass === "timeout") return fail("timeout", err);
+    return fail("libvirt-connect", err);
+  }
+  const base = { libvirtVersion: formatVersion(answers.version), hostname: answers.hostname };
+  let poolHealth: PoolHealth | undefined;
+  if (opts.pool && answers.poolInfo) {
+    if ("error" in answers.poolInfo) {
+      const e = answers.poolInfo.error;
+      const missing = e instanceof LibvirtError && e.codeName === "VIR_ERR_NO_STORAGE_POOL";
+      return fail("pool", e, {
+        ...base,
+        error: missing
+          ? `${label}: storage pool "${opts.pool}" does not exist (VIR_ERR_NO_STORAGE_POOL). Define it on the host (virsh pool-define-as ${opts.pool} dir --target /var/lib/libvirt/images; virsh pool-start ${opts.pool}) or set pool to an existing one`
+          : `${label}: storage pool "${opts.pool}": ${classify(e).message}`,
+      });
+    }
+    const { info } = answers.poolInfo.value;
+    poolHealth = {
+      name: opts.pool, state: POOL_STATES[info.state] ?? String(info.state),
+      capacityBytes: Number(info.capacity), allocationBytes: Number(info.allocation), availableBytes: Number(info.available),
+    };
+    if (info.state !== PoolState.RUNNING) {
+      return done({
+        ok: false, stage: "pool", class: "permanent", ...base, pool: poolHealth,
+        error: `${label}: storage pool "${opts.pool}" is ${poolHealth.state}, not running. Start it on the host (virsh pool-start ${opts.pool}) and mark it autostart`,
+      });
+    }
+  }
+  let network: { name: string; active: boolean } | undefined;
+  if (opts.network && answers.network) {
+    if ("error" in answers.network) {
+      return fail("network", answers.network.error, {
+        ...base, pool: poolHealth,
+        error: `${label}: network "${opts.network}": ${classify(answers.network.error).message}. Define and start it on the host, or fix the network name`,
+      });
+    }
+    network = { name: opts.network, active: answers.network.value };
+    if (!network.active) {
+      return done({ ok: false, stage: "network", class: "permanent", ...base, pool: poolHealth, network,
+        error: `${label}: network "${opts.network}" is not active. Start it on the host (virsh net-start ${opts.network})` });
+    }
+  }
+  return done({ ok: true, ...base, pool: poolHealth, network });
+}

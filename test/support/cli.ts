@@ -1,0 +1,32 @@
+// Runs the built `pulumi-kvm` command as a user would.
+import { spawn } from "child_process";
+import * as path from "path";
+import { repoRoot } from "./lab";
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+export const cliPath = path.join(repoRoot, "dist", "cli", "main.js");
+
+export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; killAfterMs?: number; untilStdout?: RegExp } = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const p = spawn(process.execPath, [cliPath, ...args], { env: { ...process.env, ...opts.env } });
+    let stdout = "";
+    let stderr = "";
+    const timer = opts.killAfterMs ? setTimeout(() => p.kill("SIGTERM"), opts.killAfterMs) : undefined;
+    p.stdout.on("data", (d) => {
+      stdout += d;
+      if (opts.untilStdout?.test(stdout)) p.kill("SIGTERM");
+    });
+    p.stderr.on("data", (d) => { stderr += d; });
+    p.on("exit", (code) => {
+      if (timer) clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
