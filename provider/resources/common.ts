@@ -1,0 +1,100 @@
+// What every resource kind shares: unknowns during preview, input validation of the
+// connection object and names, the host check of `check`, and errors for Pulumi.
+import * as path from "path";
+import { memoisedHealth } from "../health/memo";
+import { hostPool } from "../pool/host-pool";
+import { HostConfig } from "../ssh/host";
+
+/** The value Pulumi passes for inputs not known yet (preview). */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+export function isUnknown(v: unknown): boolean {
+  if (v === UNKNOWN) return true;
+  if (Array.isArray(v)) return v.some(isUnknown);
+  if (v && typeof v === "object") return Object.values(v).some(isUnknown);
+  return false;
+}
+
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+
+export type Failures = CheckFailure[];
+
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
+export const MAX_NAME = 100;
+
+/** A libvirt object name: no "/", no "..", no spaces or XML-special characters. */
+export function nameProblem(v: unknown): string | undefined {
+  if (v === undefined || v === null || v === "") return "is required";
+  if (typeof v !== "string") return `must be a string, got ${typeof v}`;
+  if (v.length > MAX_NAME) return `"${v.slice(0, 20)}…" is ${v.length} characters; at most ${MAX_NAME} are allowed`;
+  if (v.includes("/")) return `"${v}" contains "/": names become file names in the pool; use letters, digits, ".", "_", "-", "+"`;
+  if (v.includes("..")) return `"${v}" contains "..": use letters, digits and single dots`;
+  if (!NAME_RE.test(v)) return `"${v}" has characters libvirt names should not have; use letters, digits, ".", "_", "-", "+", starting with a letter or digit`;
+  return undefined;
+}
+
+export function checkName(failures: Failures, property: string, v: unknown): void {
+  if (isUnknown(v)) return;
+  const p = nameProblem(v);
+  if (p) failures.push({ property, reason: `${property} ${p}` });
+}
+
+/** Validates the connection object; returns it with relative paths made absolute. */
+export function checkHostInput(failures: Failures, host: unknown): HostConfig | undefined {
+  if (isUnknown(host)) return host as HostConfig;
+  if (!host || typeof host !== "object") {
+    failures.push({ property: "host", reason: "host is required: { address, user?, port?, privateKeyPath?, … }" });
+    return undefined;
+  }
+  const h = { ...(host as HostConfig) };
+  const bad = (prop: string, reason: string) => failures.push({ property: `host.${prop}`, reason: `host.${prop} ${reason}` });
+  if (typeof h.address !== "string" || !h.address.trim() || /\s/.test(h.address)) bad("address", "must be a host name, IP address or ~/.ssh/config alias");
+  if (h.port !== undefined && (!Number.isInteger(h.port) || h.port < 1 || h.port > 65535)) bad("port", `must be a port number 1-65535, got ${JSON.stringify(h.port)}`);
+  if (h.user !== undefined && (typeof h.user !== "string" || !/^[A-Za-z0-9._][A-Za-z0-9._-]*$/.test(h.user))) bad("user", `must be a user name, got ${JSON.stringify(h.user)}`);
+  for (const p of ["privateKeyPath", "knownHostsPath", "sshConfigPath"] as const) {
+    const v = h[p];
+    if (v === undefined || isUnknown(v)) continue;
+    if (typeof v !== "string" || !v) bad(p, "must be a file path");
+    else if (!v.startsWith("~") && v !== "none") h[p] = path.resolve(v);
+  }
+  if (h.socketPath !== undefined && (typeof h.socketPath !== "string" || !h.socketPath.startsWith("/"))) bad("socketPath", "must be an absolute path on the host, e.g. /var/run/libvirt/libvirt-sock");
+  if (h.uri !== undefined && (typeof h.uri !== "string" || !/^[a-z0-9+]+:\/\//.test(h.uri))) bad("uri", `must be a libvirt URI such as qemu:///system, got ${JSON.stringify(h.uri)}`);
+  if (h.hostKeyFingerprint !== undefined && !/^SHA256:[A-Za-z0-9+/]{43}=?$/.test(String(h.hostKeyFingerprint))) {
+    bad("hostKeyFingerprint", "must be \"SHA256:\" and 43 base64 characters, as ssh-keygen -lf prints it");
+  }
+  if (h.privateKey !== undefined && (typeof h.privateKey !== "string" || !h.privateKey.includes("PRIVATE KEY"))) bad("privateKey", "must be the text of a private key (-----BEGIN … PRIVATE KEY-----)");
+  for (const p of ["connectTimeout", "keepaliveInterval", "keepaliveCount"] as const) {
+    const v = h[p];
+    if (v !== undefined && (typeof v !== "number" || !(v > 0))) bad(p, `must be a positive number, got ${JSON.stringify(v)}`);
+  }
+  return h;
+}
+
+/** The host check of `check`: reachable, pool exists and runs (memoised per host). */
+export async function checkHostHealth(failures: Failures, host: HostConfig, pool: string, network?: string): Promise<{ availableBytes?: number }> {
+  if (failures.length || isUnknown(host) || isUnknown(pool) || isUnknown(network)) return {};
+  if (process.env.PULUMI_KVM_SKIP_HOST_CHECK === "1") return {};
+  const h = await memoisedHealth(host, { pool, network, timeoutMs: 15_000 });
+  if (!h.ok) {
+    const property = h.stage === "pool" ? "pool" : h.stage === "network" ? "networkInterfaces" : "host";
+    failures.push({ property, reason: `${h.error ?? "host check failed"} [stage: ${h.stage}]` });
+  }
+  return { availableBytes: h.pool?.availableBytes };
+}
+
+export function hostLabel(host: HostConfig): string {
+  return hostPool.describe(host).label;
+}
+
+/** Host fields that name the machine and socket: a change means another host. */
+export function sameHost(a: HostConfig | undefined, b: HostConfig | undefined): boolean {
+  const id = (h: HostConfig | undefined) => JSON.stringify([h?.address, h?.port ?? 22, h?.user ?? "", h?.socketPath ?? "", h?.uri ?? ""]);
+  return id(a) === id(b);
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}

@@ -1,0 +1,193 @@
+// The Image resource: a base disk image uploaded into a storage pool.
+import * as fs from "fs";
+import * as path from "path";
+import { explain, KvmError } from "../errors";
+import { fileChunks } from "../image/chunks";
+import { readImageHeader, UnsupportedImageFormat } from "../image/header";
+import { ImageSource, localImage } from "../image/source";
+import { hostPool } from "../pool/host-pool";
+import { HostConfig } from "../ssh/host";
+import { volumeXml } from "../xml/volume";
+import { checkHostHealth, checkHostInput, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
+import { progressReporter } from "./progress";
+import { describeVolume, findPool, findVolume, volumesBackedBy } from "./storage";
+import { DiffResult, ResourceProvider } from "./types";
+import { rollback } from "./rollback";
+
+export interface ImageInputs {
+  host: HostConfig;
+  pool: string;
+  name: string;
+  resourceName?: string;
+  source: ImageSource;
+  format?: "qcow2" | "raw";
+}
+
+export interface ImageOutputs extends ImageInputs {
+  kvmKind: "Image";
+  path: string;
+  key: string;
+  format: "qcow2" | "raw";
+  capacityBytes: number;
+  sha256: string;
+}
+
+function checkSource(failures: Failures, source: unknown): ImageSource | undefined {
+  if (isUnknown(source)) return source as ImageSource;
+  const s = (source ?? {}) as ImageSource;
+  const given = [s.url, s.path].filter((v) => v !== undefined && v !== null && v !== "");
+  if (given.length !== 1) {
+    failures.push({ property: "source", reason: "source needs exactly one of url (http/https) or path (a local file)" });
+    return s;
+  }
+  const out = { ...s };
+  if (s.url !== undefined && !isUnknown(s.url)) {
+    let u: URL | undefined;
+    try { u = new URL(String(s.url)); } catch { /* reported below */ }
+    if (!u || !["http:", "https:"].includes(u.protocol)) {
+      failures.push({ property: "source.url", reason: `source.url must be an http:// or https:// URL, got ${JSON.stringify(s.url)}` });
+    }
+  }
+  if (s.path !== undefined && !isUnknown(s.path)) {
+    out.path = path.resolve(String(s.path));
+    if (!fs.existsSync(out.path)) failures.push({ property: "source.path", reason: `source.path ${out.path} does not exist on this machine` });
+    else if (!fs.statSync(out.path).isFile()) failures.push({ property: "source.path", reason: `source.path ${out.path} is not a file` });
+  }
+  if (s.sha256 !== undefined && !isUnknown(s.sha256) && !/^[0-9a-fA-F]{64}$/.test(String(s.sha256))) {
+    failures.push({ property: "source.sha256", reason: "source.sha256 must be 64 hex digits (sha256sum's output)" });
+  }
+  if (out.sha256) out.sha256 = String(out.sha256).toLowerCase();
+  return out;
+}
+
+export const imageProvider: ResourceProvider<ImageInputs, ImageOutputs> = {
+  async check(_olds, news) {
+    const failures: Failures = [];
+    const inputs: ImageInputs = { ...news, pool: news.pool ?? "default", name: news.name ?? news.resourceName ?? "" };
+    inputs.host = checkHostInput(failures, news.host) as HostConfig;
+    checkName(failures, "name", inputs.name);
+    checkName(failures, "pool", inputs.pool);
+    inputs.source = checkSource(failures, news.source) as ImageSource;
+    if (news.format !== undefined && !isUnknown(news.format) && !["qcow2", "raw"].includes(news.format)) {
+      failures.push({ property: "format", reason: `format must be "qcow2" or "raw" (it is read from the image header; give it only to assert it)` });
+    }
+    if (inputs.source?.path && !failures.length && !isUnknown(inputs.source.path)) {
+      try {
+        const header = readImageHeader(inputs.source.path);
+        if (news.format && news.format !== header.format) {
+          failures.push({ property: "format", reason: `format is "${news.format}" but ${inputs.source.path} is ${header.format} by its header` });
+        }
+      } catch (err) {
+        if (err instanceof UnsupportedImageFormat) failures.push({ property: "source.path", reason: `source.path: ${err.message}` });
+        else throw err;
+      }
+    }
+    const { availableBytes } = await checkHostHealth(failures, inputs.host, inputs.pool);
+    if (availableBytes !== undefined && inputs.source?.path && !isUnknown(inputs.source.path)) {
+      const size = fs.statSync(inputs.source.path).size;
+      if (size > availableBytes) {
+        failures.push({ property: "pool", reason: `pool "${inputs.pool}" on ${hostLabel(inputs.host)} has ${availableBytes} bytes free, the image needs ${size}` });
+      }
+    }
+    return { inputs, failures };
+  },
+
+  async diff(_id, olds, news) {
+    const replaces: string[] = [];
+    if (!sameHost(olds.host, news.host)) replaces.push("host");
+    for (const k of ["pool", "name", "source", "format"] as const) {
+      if (k === "format" && news.format === undefined) continue;
+      if (!deepEqual(olds[k], news[k])) replaces.push(k);
+    }
+    const changes = replaces.length > 0 || !deepEqual(olds.host, news.host);
+    const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name && olds.pool === news.pool };
+    return result;
+  },
+
+  async create(inputs) {
+    const host = hostLabel(inputs.host);
+    const local = await localImage(inputs.source, host);
+    try {
+      let header;
+      try {
+        header = readImageHeader(local.file);
+      } catch (err) {
+        if (err instanceof UnsupportedImageFormat) throw new KvmError("permanent", err.message, { property: "source", host });
+        throw err;
+      }
+      const vol = await hostPool.run(inputs.host, async (lv) => {
+        const pool = await findPool(lv, inputs.pool);
+        if (!pool) throw new KvmError("not-found", `storage pool "${inputs.pool}" does not exist`, { host, property: "pool", codeName: "VIR_ERR_NO_STORAGE_POOL", fix: "Create and start the pool on the host, or set pool" });
+        if (await findVolume(lv, pool, inputs.name)) {
+          throw new KvmError("conflict", `volume "${inputs.name}" already exists in pool "${inputs.pool}"`, {
+            host, property: "name", fix: "Pulumi cannot adopt it (dynamic resources have no import): delete it on the host or choose another name",
+          });
+        }
+        return lv.createVolume(pool, volumeXml({ name: inputs.name, capacityBytes: header.format === "qcow2" ? header.virtualSize : header.fileSize, format: header.format }));
+      }, { mutating: true });
+      try {
+        return await hostPool.run(inputs.host, async (lv) => {
+          await lv.uploadVolume(vol, fileChunks(local.file, { sparse: true }), {
+            sparse: true, onProgress: progressReporter(host, `${inputs.pool}/${inputs.name}`, header.fileSize),
+          });
+          const pool = await lv.lookupPool(inputs.pool);
+          await lv.refreshPool(pool);
+          const d = await describeVolume(lv, await lv.lookupVolume(pool, inputs.name));
+          const outs: ImageOutputs = {
+            ...inputs, kvmKind: "Image", path: d.path, key: d.key ?? vol.key, format: header.format, capacityBytes: d.capacityBytes, sha256: local.sha256,
+          };
+          return { id: outs.key, outs };
+        }, { mutating: true });
+      } catch (err) {
+        // nothing is left in the pool when the upload fails: roll back on a fresh
+        // connection if the failure took the link down
+        await rollback(inputs.host, (lv) => lv.deleteVolume(vol), `volume ${inputs.pool}/${inputs.name}`);
+        throw err;
+      }
+    } catch (err) {
+      throw explain(err, host, `creating image ${inputs.pool}/${inputs.name}`);
+    } finally {
+      await local.cleanup();
+    }
+  },
+
+  async read(id, props) {
+    const host = hostLabel(props.host);
+    try {
+      return await hostPool.run(props.host, async (lv) => {
+        const pool = await findPool(lv, props.pool);
+        const vol = pool && (await findVolume(lv, pool, props.name));
+        if (!vol) return { id: "", props };
+        const d = await describeVolume(lv, vol);
+        return { id, props: { ...props, path: d.path, key: d.key ?? vol.key, capacityBytes: d.capacityBytes, format: (d.format as ImageOutputs["format"]) ?? props.format } };
+      });
+    } catch (err) {
+      throw explain(err, host, `reading image ${props.pool}/${props.name}`);
+    }
+  },
+
+  async update(_id, olds, news) {
+    // only connection details that do not name another host get here
+    return { outs: { ...olds, host: news.host } };
+  },
+
+  async delete(_id, props) {
+    const host = hostLabel(props.host);
+    try {
+      await hostPool.run(props.host, async (lv) => {
+        const pool = await findPool(lv, props.pool);
+        const vol = pool && (await findVolume(lv, pool, props.name));
+        if (!pool || !vol) return; // already gone
+        const users = await volumesBackedBy(lv, pool, props.path);
+        if (users.length) {
+          throw new KvmError("conflict", `image ${props.pool}/${props.name} still backs ${users.length} volume(s): ${users.join(", ")}`, {
+            host, fix: "Delete those volumes first (their data depends on this image)",
+          });
+        }
+        await lv.deleteVolume(vol);
+      }, { mutating: true });
+    } catch (err) {
+      throw explain(err, host, `deleting image ${props.pool}/${props.name}`);
+    }
+  },
+};

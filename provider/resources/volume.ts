@@ -1,0 +1,167 @@
+// The Volume resource: a disk, blank or a copy-on-write overlay of an Image.
+import { explain, KvmError } from "../errors";
+import { hostPool } from "../pool/host-pool";
+import { HostConfig } from "../ssh/host";
+import { parseSize } from "../units";
+import { volumeXml, VolumeFormat } from "../xml/volume";
+import { checkHostHealth, checkHostInput, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
+import { describeVolume, domainsUsing, findPool, findVolume } from "./storage";
+import { rollback } from "./rollback";
+import { DiffResult, ResourceProvider } from "./types";
+
+export interface VolumeInputs {
+  host: HostConfig;
+  pool: string;
+  name: string;
+  resourceName?: string;
+  /** Name of the backing volume (an Image) in the same pool. */
+  baseImage?: string;
+  /** Bytes; given as "20GiB" or a number of bytes (normalised to bytes by check). */
+  capacity?: number | string;
+  format?: VolumeFormat;
+}
+
+export interface VolumeOutputs extends VolumeInputs {
+  kvmKind: "Volume";
+  path: string;
+  key: string;
+  format: VolumeFormat;
+  capacityBytes: number;
+}
+
+export const volumeProvider: ResourceProvider<VolumeInputs, VolumeOutputs> = {
+  async check(_olds, news) {
+    const failures: Failures = [];
+    const inputs: VolumeInputs = { ...news, pool: news.pool ?? "default", name: news.name ?? news.resourceName ?? "" };
+    inputs.host = checkHostInput(failures, news.host) as HostConfig;
+    checkName(failures, "name", inputs.name);
+    checkName(failures, "pool", inputs.pool);
+    if (news.baseImage !== undefined) checkName(failures, "baseImage", news.baseImage);
+    if (news.capacity !== undefined && !isUnknown(news.capacity)) {
+      const s = parseSize(news.capacity);
+      if ("error" in s) failures.push({ property: "capacity", reason: `capacity: ${s.error}` });
+      else if (s.bytes > 2 ** 50) failures.push({ property: "capacity", reason: `capacity ${news.capacity} is absurdly large (over 1 PiB)` });
+      else if (s.bytes < 1024 * 1024) failures.push({ property: "capacity", reason: `capacity ${news.capacity} is under 1 MiB; give a size such as "10GiB"` });
+      else inputs.capacity = s.bytes;
+    }
+    if (news.capacity === undefined && news.baseImage === undefined) {
+      failures.push({ property: "capacity", reason: "a blank volume needs capacity (e.g. \"20GiB\"); an overlay takes its image's size by default" });
+    }
+    if (news.format !== undefined && !isUnknown(news.format) && !["qcow2", "raw"].includes(news.format)) {
+      failures.push({ property: "format", reason: `format must be "qcow2" or "raw", got ${JSON.stringify(news.format)}` });
+    }
+    if (news.baseImage !== undefined && news.format === "raw") {
+      failures.push({ property: "format", reason: "a copy-on-write overlay (baseImage) must be qcow2: drop format or baseImage" });
+    }
+    const { availableBytes } = await checkHostHealth(failures, inputs.host, inputs.pool);
+    if (availableBytes !== undefined && inputs.format === "raw" && typeof inputs.capacity === "number" && inputs.capacity > availableBytes) {
+      failures.push({ property: "capacity", reason: `pool "${inputs.pool}" has ${availableBytes} bytes free, a raw volume of ${inputs.capacity} bytes does not fit` });
+    }
+    return { inputs, failures };
+  },
+
+  async diff(_id, olds, news) {
+    const replaces: string[] = [];
+    if (!sameHost(olds.host, news.host)) replaces.push("host");
+    for (const k of ["pool", "name", "baseImage"] as const) if (!deepEqual(olds[k], news[k])) replaces.push(k);
+    if ((news.format ?? "qcow2") !== olds.format) replaces.push("format");
+    let changes = replaces.length > 0 || !deepEqual(olds.host, news.host);
+    if (news.capacity !== undefined) {
+      if (isUnknown(news.capacity)) changes = true;
+      else if (Number(news.capacity) < olds.capacityBytes) replaces.push("capacity"); // shrinking loses data: replace
+      else if (Number(news.capacity) > olds.capacityBytes) changes = true; // grown in place
+    }
+    const result: DiffResult = { changes: changes || replaces.length > 0, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name && olds.pool === news.pool };
+    return result;
+  },
+
+  async create(inputs) {
+    const host = hostLabel(inputs.host);
+    try {
+      return await hostPool.run(inputs.host, async (lv) => {
+        const pool = await findPool(lv, inputs.pool);
+        if (!pool) throw new KvmError("not-found", `storage pool "${inputs.pool}" does not exist`, { host, property: "pool", codeName: "VIR_ERR_NO_STORAGE_POOL", fix: "Create and start the pool on the host, or set pool" });
+        if (await findVolume(lv, pool, inputs.name)) {
+          throw new KvmError("conflict", `volume "${inputs.name}" already exists in pool "${inputs.pool}"`, {
+            host, property: "name", fix: "Pulumi cannot adopt it: delete it on the host or choose another name",
+          });
+        }
+        let backing: { path: string; format: VolumeFormat; capacityBytes: number } | undefined;
+        if (inputs.baseImage) {
+          const base = await findVolume(lv, pool, inputs.baseImage);
+          if (!base) throw new KvmError("not-found", `baseImage "${inputs.baseImage}" is not a volume in pool "${inputs.pool}"`, { host, property: "baseImage", fix: "Pass an Image of the same host and pool, or an existing volume's name" });
+          const d = await describeVolume(lv, base);
+          backing = { path: d.path, format: (d.format === "raw" ? "raw" : "qcow2"), capacityBytes: d.capacityBytes };
+        }
+        const capacity = inputs.capacity !== undefined ? Number(inputs.capacity) : backing!.capacityBytes;
+        if (backing && capacity < backing.capacityBytes) {
+          throw new KvmError("permanent", `capacity ${capacity} bytes is smaller than the image's ${backing.capacityBytes}`, { host, property: "capacity", fix: "Leave capacity out (the image's size) or make it at least that" });
+        }
+        const format = inputs.format ?? "qcow2";
+        const vol = await lv.createVolume(pool, volumeXml({ name: inputs.name, capacityBytes: capacity, format, backing: backing && { path: backing.path, format: backing.format } }));
+        try {
+          const d = await describeVolume(lv, vol);
+          const outs: VolumeOutputs = { ...inputs, kvmKind: "Volume", path: d.path, key: d.key ?? vol.key, format, capacityBytes: d.capacityBytes };
+          return { id: outs.key, outs };
+        } catch (err) {
+          await rollback(inputs.host, (l) => l.deleteVolume(vol), `volume ${inputs.pool}/${inputs.name}`);
+          throw err;
+        }
+      }, { mutating: true });
+    } catch (err) {
+      throw explain(err, host, `creating volume ${inputs.pool}/${inputs.name}`);
+    }
+  },
+
+  async read(id, props) {
+    const host = hostLabel(props.host);
+    try {
+      return await hostPool.run(props.host, async (lv) => {
+        const pool = await findPool(lv, props.pool);
+        const vol = pool && (await findVolume(lv, pool, props.name));
+        if (!vol) return { id: "", props };
+        const d = await describeVolume(lv, vol);
+        return { id, props: { ...props, path: d.path, key: d.key ?? vol.key, capacityBytes: d.capacityBytes, format: (d.format as VolumeFormat) ?? props.format } };
+      });
+    } catch (err) {
+      throw explain(err, host, `reading volume ${props.pool}/${props.name}`);
+    }
+  },
+
+  async update(_id, olds, news) {
+    const host = hostLabel(olds.host);
+    const want = news.capacity !== undefined ? Number(news.capacity) : olds.capacityBytes;
+    if (want <= olds.capacityBytes) return { outs: { ...olds, host: news.host, capacity: news.capacity } };
+    try {
+      return await hostPool.run(olds.host, async (lv) => {
+        const pool = await lv.lookupPool(olds.pool);
+        const vol = await lv.lookupVolume(pool, olds.name);
+        await lv.resizeVolume(vol, BigInt(want), 0);
+        const d = await describeVolume(lv, vol);
+        return { outs: { ...olds, host: news.host, capacity: news.capacity, capacityBytes: d.capacityBytes } };
+      }, { mutating: true });
+    } catch (err) {
+      throw explain(err, host, `growing volume ${olds.pool}/${olds.name} to ${want} bytes`);
+    }
+  },
+
+  async delete(_id, props) {
+    const host = hostLabel(props.host);
+    try {
+      await hostPool.run(props.host, async (lv) => {
+        const pool = await findPool(lv, props.pool);
+        const vol = pool && (await findVolume(lv, pool, props.name));
+        if (!vol) return;
+        const users = await domainsUsing(lv, props.path);
+        if (users.length) {
+          throw new KvmError("conflict", `volume ${props.pool}/${props.name} is attached to domain ${users.join(", ")}`, {
+            host, fix: "Delete or detach the domain first",
+          });
+        }
+        await lv.deleteVolume(vol);
+      }, { mutating: true });
+    } catch (err) {
+      throw explain(err, host, `deleting volume ${props.pool}/${props.name}`);
+    }
+  },
+};

@@ -1,0 +1,6 @@
+// pulumi-kvm: KVM virtual machines on remote libvirt hosts over SSH.
+export { Image } from "./image";
+export type { ImageArgs, ImageSourceArgs } from "./image";
+export { Volume } from "./volume";
+export type { VolumeArgs } from "./volume";
+export type { HostArgs } from "./host";

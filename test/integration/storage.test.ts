@@ -1,0 +1,171 @@
+// Image and Volume resources against the lab, through the provider methods Pulumi calls.
+import * as assert from "assert";
+import * as crypto from "crypto";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import * as pulumi from "@pulumi/pulumi";
+import { create as xml } from "xmlbuilder2";
+import { hostPool } from "../../provider/pool/host-pool";
+import { imageProvider, ImageInputs, ImageOutputs } from "../../provider/resources/image";
+import { volumeProvider, VolumeInputs, VolumeOutputs } from "../../provider/resources/volume";
+import { providerShim } from "../../sdk/shim";
+import { labHost } from "../support/hosts";
+import { labEnv } from "../support/lab";
+import { FileServer } from "../support/http-server";
+import { knownHostsFor } from "../support/sshd";
+import { TcpProxy } from "../support/tcp-proxy";
+import { virsh, volumeNames } from "../support/virsh";
+
+const MiB = 1024 * 1024;
+
+function sha256(file: string): string {
+  return crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex");
+}
+
+async function checked<I>(p: { check(o: any, n: I): Promise<{ inputs: I; failures: { property: string; reason: string }[] }> }, news: I): Promise<I> {
+  const r = await p.check(undefined, news);
+  assert.deepStrictEqual(r.failures, [], JSON.stringify(r.failures));
+  return r.inputs;
+}
+
+describe("Image and Volume", function () {
+  this.timeout(180_000);
+  const tag = `st${process.pid}`;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "storage-"));
+  const made: { kind: "image" | "volume"; outs: any }[] = [];
+  let server: FileServer;
+
+  before(async () => { server = await FileServer.start(labEnv().image); });
+  after(async () => {
+    for (const m of made.reverse()) await (m.kind === "image" ? imageProvider : volumeProvider).delete(m.outs.key, m.outs).catch(() => undefined);
+    await server.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  const image = async (name: string, source: ImageInputs["source"]): Promise<ImageOutputs> => {
+    const lab = labEnv();
+    const inputs = await checked(imageProvider, { host: labHost(lab), name, source } as ImageInputs);
+    const { outs } = await imageProvider.create(inputs);
+    made.push({ kind: "image", outs });
+    return outs;
+  };
+
+  it("uploads the lab guest image from a file: format and size from the header, sha256 output, bytes intact", async () => {
+    const lab = labEnv();
+    const img = await image(`${tag}-file.qcow2`, { path: lab.image });
+    assert.strictEqual(img.format, "qcow2");
+    assert.strictEqual(img.capacityBytes, 64 * MiB, "the qcow2 header's virtual size");
+    assert.strictEqual(img.sha256, sha256(lab.image));
+    assert.strictEqual(img.pool, "default");
+    assert.ok(img.path.startsWith(lab.poolDir));
+    const h = crypto.createHash("sha256");
+    await hostPool.run(labHost(lab), async (lv) => {
+      const vol = await lv.lookupVolume(await lv.lookupPool(lab.pool), img.name);
+      for await (const c of lv.downloadVolume(vol, { length: BigInt(fs.statSync(lab.image).size) })) h.update(c);
+    });
+    assert.strictEqual(h.digest("hex"), img.sha256);
+    assert.match(virsh(["vol-dumpxml", "--pool", lab.pool, img.name]), /<format type='qcow2'\/>/);
+  });
+
+  it("uploads from a URL, verifying the checksum", async () => {
+    const lab = labEnv();
+    const img = await image(`${tag}-url.qcow2`, { url: server.url(), sha256: sha256(lab.image) });
+    assert.strictEqual(img.sha256, sha256(lab.image));
+  });
+
+  it("refuses a wrong checksum before creating anything", async () => {
+    const lab = labEnv();
+    const before = volumeNames(lab);
+    const inputs = await checked(imageProvider, { host: labHost(lab), name: `${tag}-bad.qcow2`, source: { url: server.url(), sha256: "0".repeat(64) } } as ImageInputs);
+    await assert.rejects(imageProvider.create(inputs), /source\.sha256.*not the expected 0{64}.*nothing was created/s);
+    assert.deepStrictEqual(volumeNames(lab), before);
+  });
+
+  it("retries server errors and truncated bodies, and gives up on 404", async () => {
+    const lab = labEnv();
+    server.faults = ["500", "truncate"];
+    const n = server.requests.length;
+    const img = await image(`${tag}-retry.qcow2`, { url: server.url() });
+    assert.strictEqual(server.requests.length - n, 3, "two failures, then success");
+    assert.strictEqual(img.sha256, sha256(lab.image));
+    const before = volumeNames(lab);
+    const inputs = await checked(imageProvider, { host: labHost(lab), name: `${tag}-404.qcow2`, source: { url: server.url("missing.qcow2") } } as ImageInputs);
+    await assert.rejects(imageProvider.create(inputs), /source\.url.*HTTP 404.*Check the URL/s);
+    server.faults = ["truncate", "truncate", "truncate", "truncate"];
+    const trunc = await checked(imageProvider, { host: labHost(lab), name: `${tag}-trunc.qcow2`, source: { url: server.url() } } as ImageInputs);
+    await assert.rejects(imageProvider.create(trunc), /truncated/);
+    assert.deepStrictEqual(volumeNames(lab), before);
+  });
+
+  it("creates an overlay over an image, grows it in place and reports a shrink as a replacement", async () => {
+    const lab = labEnv();
+    const img = made.find((m) => m.kind === "image")!.outs as ImageOutputs;
+    const inputs = await checked(volumeProvider, { host: labHost(lab), name: `${tag}-disk.qcow2`, baseImage: img.name } as VolumeInputs);
+    const { outs } = await volumeProvider.create(inputs);
+    made.push({ kind: "volume", outs });
+    assert.strictEqual(outs.capacityBytes, img.capacityBytes, "capacity defaults to the image's");
+    const dumped = virsh(["vol-dumpxml", "--pool", lab.pool, outs.name]);
+    assert.ok(dumped.includes(`<path>${img.path}</path>`), "backing store is the image");
+    const grow = await checked(volumeProvider, { ...inputs, capacity: "128MiB" });
+    assert.deepStrictEqual(await volumeProvider.diff(outs.key, outs, grow), { changes: true, replaces: [], deleteBeforeReplace: false });
+    const { outs: grown } = await volumeProvider.update(outs.key, outs, grow);
+    assert.strictEqual(grown.capacityBytes, 128 * MiB);
+    made[made.length - 1].outs = grown;
+    assert.match(virsh(["vol-info", "--pool", lab.pool, outs.name, "--bytes"]), new RegExp(`Capacity:\\s+${128 * MiB} bytes`));
+    const shrink = await checked(volumeProvider, { ...inputs, capacity: "96MiB" });
+    assert.deepStrictEqual((await volumeProvider.diff(outs.key, grown, shrink)).replaces, ["capacity"]);
+    const small = await checked(volumeProvider, { ...inputs, name: `${tag}-small.qcow2`, capacity: "32MiB" });
+    await assert.rejects(volumeProvider.create(small), /capacity .* smaller than the image's/);
+  });
+
+  it("refuses to delete an image that backs volumes, and a volume attached to a domain, naming them", async () => {
+    const img = made.find((m) => m.kind === "image")!.outs as ImageOutputs;
+    const disk = made.find((m) => m.kind === "volume")!.outs as VolumeOutputs;
+    await assert.rejects(imageProvider.delete(img.key, img), new RegExp(`still backs 1 volume\\(s\\): ${disk.name}`));
+    const dom = `${tag}-holder`;
+    const file = path.join(tmp, "dom.xml");
+    fs.writeFileSync(file, xml().ele("domain", { type: "qemu" }).ele("name").txt(dom).up().ele("memory", { unit: "MiB" }).txt("64").up()
+      .ele("os").ele("type").txt("hvm").up().up()
+      .ele("devices").ele("disk", { type: "file", device: "disk" }).ele("source", { file: disk.path }).up().ele("target", { dev: "vda", bus: "virtio" }).end());
+    virsh(["define", file]);
+    try {
+      await assert.rejects(volumeProvider.delete(disk.key, disk), new RegExp(`attached to domain ${dom}`));
+    } finally {
+      virsh(["undefine", dom]);
+    }
+    await volumeProvider.delete(disk.key, disk);
+    await volumeProvider.delete(disk.key, disk); // already gone is success
+    made.splice(made.findIndex((m) => m.outs === disk), 1);
+    const read = await volumeProvider.read(disk.key, disk);
+    assert.strictEqual(read.id, "", "a missing volume reads as gone");
+  });
+
+  it("leaves the pool unchanged when the link dies in the middle of an upload", async () => {
+    const lab = labEnv();
+    const big = path.join(tmp, "big.raw");
+    const fd = fs.openSync(big, "w");
+    for (let i = 0; i < 16; i++) fs.writeSync(fd, crypto.randomBytes(16 * MiB));
+    fs.closeSync(fd);
+    const proxy = await TcpProxy.start(lab.port);
+    try {
+      const host = labHost(lab, { port: proxy.port, knownHostsPath: knownHostsFor(lab, [proxy.port], tmp) });
+      const before = volumeNames(lab);
+      const inputs = await checked(imageProvider, { host, name: `${tag}-cut.raw`, source: { path: big } } as ImageInputs);
+      const creating = imageProvider.create(inputs);
+      await new Promise((r) => setTimeout(r, 1500));
+      proxy.reset();
+      await assert.rejects(creating, /creating image default\/.*-cut\.raw/);
+      assert.deepStrictEqual(volumeNames(lab), before);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("serializes its provider small and without secrets", async () => {
+    const sf = await pulumi.runtime.serializeFunction(() => providerShim, { allowSecrets: false });
+    assert.ok(sf.text.length < 4096, `${sf.text.length} bytes`);
+    assert.ok(sf.text.includes('require("pulumi-kvm/provider")'));
+    assert.doesNotMatch(sf.text, /PRIVATE KEY|passphrase|127\.0\.0\.1|ssh2/);
+  });
+});

@@ -1,0 +1,50 @@
+// A loopback HTTP server serving a file, with scripted failures for download tests.
+import * as fs from "fs";
+import * as http from "http";
+import * as net from "net";
+
+export type Fault = "500" | "404" | "truncate";
+
+export class FileServer {
+  readonly requests: string[] = [];
+  /** Faults applied to the next requests, one each, in order. */
+  faults: Fault[] = [];
+  private readonly server: http.Server;
+
+  private constructor(private readonly file: string) {
+    this.server = http.createServer((req, res) => this.serve(req, res));
+  }
+
+  static async start(file: string): Promise<FileServer> {
+    const s = new FileServer(file);
+    await new Promise<void>((r) => s.server.listen(0, "127.0.0.1", r));
+    return s;
+  }
+
+  url(name = "image.qcow2"): string {
+    return `http://127.0.0.1:${(this.server.address() as net.AddressInfo).port}/${name}`;
+  }
+
+  private serve(req: http.IncomingMessage, res: http.ServerResponse): void {
+    this.requests.push(req.url ?? "");
+    const fault = this.faults.shift();
+    const size = fs.statSync(this.file).size;
+    if (fault === "500") { res.writeHead(500); res.end("boom"); return; }
+    if (fault === "404" || req.url?.includes("missing")) { res.writeHead(404); res.end("not found"); return; }
+    res.writeHead(200, { "content-length": String(size) });
+    if (fault === "truncate") {
+      const fd = fs.openSync(this.file, "r");
+      const half = Buffer.alloc(Math.floor(size / 2));
+      fs.readSync(fd, half, 0, half.length, 0);
+      fs.closeSync(fd);
+      res.write(half, () => res.destroy());
+      return;
+    }
+    fs.createReadStream(this.file).pipe(res);
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+}

@@ -1,0 +1,83 @@
+// Diff tables of the storage resources: what replaces, what updates, what is no change.
+import * as assert from "assert";
+import { UNKNOWN } from "../../provider/resources/common";
+import { imageProvider, ImageOutputs } from "../../provider/resources/image";
+import { volumeProvider, VolumeOutputs } from "../../provider/resources/volume";
+
+const host = { address: "hv1", user: "root", port: 22, privateKeyPath: "/k" };
+const image: ImageOutputs = {
+  kvmKind: "Image", host, pool: "default", name: "debian", source: { path: "/img/debian.qcow2" },
+  path: "/p/debian", key: "/p/debian", format: "qcow2", capacityBytes: 1 << 30, sha256: "a".repeat(64),
+};
+const volume: VolumeOutputs = {
+  kvmKind: "Volume", host, pool: "default", name: "disk", baseImage: "debian", capacity: 2 ** 31,
+  path: "/p/disk", key: "/p/disk", format: "qcow2", capacityBytes: 2 ** 31,
+};
+
+describe("Image diff", () => {
+  const table: [string, Partial<ImageOutputs>, string[], boolean][] = [
+    ["nothing changed", {}, [], false],
+    ["another host", { host: { ...host, address: "hv2" } }, ["host"], true],
+    ["another port", { host: { ...host, port: 2222 } }, ["host"], true],
+    ["a new key path only", { host: { ...host, privateKeyPath: "/other" } }, [], false],
+    ["another pool", { pool: "fast" }, ["pool"], false],
+    ["another name", { name: "debian2" }, ["name"], false],
+    ["another source", { source: { path: "/img/other.qcow2" } }, ["source"], true],
+    ["a pinned checksum", { source: { path: "/img/debian.qcow2", sha256: "b".repeat(64) } }, ["source"], true],
+    ["an unknown source in preview", { source: { url: UNKNOWN } }, ["source"], true],
+  ];
+  for (const [what, change, replaces, dbr] of table) {
+    it(what, async () => {
+      const d = await imageProvider.diff(image.key, image, { ...image, ...change });
+      assert.deepStrictEqual(d.replaces, replaces);
+      assert.strictEqual(d.changes, replaces.length > 0 || what.includes("key path"));
+      assert.strictEqual(d.deleteBeforeReplace, dbr, "a replacement keeping the name deletes first");
+    });
+  }
+});
+
+describe("Volume diff", () => {
+  const table: [string, Partial<VolumeOutputs>, { changes: boolean; replaces: string[] }][] = [
+    ["nothing changed", {}, { changes: false, replaces: [] }],
+    ["capacity grown", { capacity: 2 ** 32 }, { changes: true, replaces: [] }],
+    ["capacity shrunk", { capacity: 2 ** 30 }, { changes: true, replaces: ["capacity"] }],
+    ["capacity unknown", { capacity: UNKNOWN }, { changes: true, replaces: [] }],
+    ["another base image", { baseImage: "ubuntu" }, { changes: true, replaces: ["baseImage"] }],
+    ["raw instead of qcow2", { format: "raw" }, { changes: true, replaces: ["format"] }],
+    ["another host", { host: { ...host, address: "hv2" } }, { changes: true, replaces: ["host"] }],
+  ];
+  for (const [what, change, want] of table) {
+    it(what, async () => {
+      const d = await volumeProvider.diff(volume.key, volume, { ...volume, ...change });
+      assert.deepStrictEqual({ changes: d.changes, replaces: d.replaces }, want);
+    });
+  }
+});
+
+describe("storage check", () => {
+  it("fills defaults and tolerates unknowns", async () => {
+    const r = await volumeProvider.check(undefined, { host: UNKNOWN as any, resourceName: "web-1-disk", baseImage: UNKNOWN } as any);
+    assert.deepStrictEqual(r.failures, []);
+    assert.strictEqual(r.inputs.name, "web-1-disk");
+    assert.strictEqual(r.inputs.pool, "default");
+  });
+
+  const bad: [string, Record<string, unknown>, string, RegExp][] = [
+    ["a name with a slash", { name: "a/b", capacity: "1GiB" }, "name", /contains "\/"/],
+    ["a name with ..", { name: "a..b", capacity: "1GiB" }, "name", /contains "\.\."/],
+    ["a unit-less size", { capacity: "20" }, "capacity", /not a size/],
+    ["a zero size", { capacity: 0 }, "capacity", /not a positive/],
+    ["an absurd size", { capacity: "9999TiB" }, "capacity", /absurdly large/],
+    ["no size for a blank volume", {}, "capacity", /needs capacity/],
+    ["a raw overlay", { baseImage: "debian", format: "raw" }, "format", /must be qcow2/],
+    ["a port out of range", { capacity: "1GiB", host: { ...host, port: 70000 } }, "host.port", /1-65535/],
+  ];
+  for (const [what, news, property, reason] of bad) {
+    it(`names the property for ${what}`, async () => {
+      const r = await volumeProvider.check(undefined, { host, resourceName: "v", ...news } as any);
+      const f = r.failures.find((x) => x.property === property);
+      assert.ok(f, JSON.stringify(r.failures));
+      assert.match(f.reason, reason);
+    });
+  }
+});
