@@ -3,6 +3,7 @@
 export { check, create, del as delete, diff, read, update } from "./resources/dispatch";
 export { imageProvider as image } from "./resources/image";
 export { volumeProvider as volume } from "./resources/volume";
+export { domainProvider as domain } from "./resources/domain";
 export { hostPool, HostPool } from "./pool/host-pool";
 export { checkHost } from "./health/check";
 export { classify, KvmError } from "./errors";

@@ -1,20 +1,17 @@
 // The entry points the serialized shim calls: each routes to its resource kind by the
 // kvmKind every input and output carries.
+import { domainProvider } from "./domain";
 import { imageProvider } from "./image";
 import { ResourceProvider } from "./types";
 import { volumeProvider } from "./volume";
 
 export type Kind = "Image" | "Volume" | "Domain";
 
-const kinds: Partial<Record<Kind, ResourceProvider<any, any>>> = { Image: imageProvider, Volume: volumeProvider };
-
-export function registerKind(kind: Kind, provider: ResourceProvider<any, any>): void {
-  kinds[kind] = provider;
-}
+const kinds: Record<Kind, ResourceProvider<any, any>> = { Image: imageProvider, Volume: volumeProvider, Domain: domainProvider };
 
 function of(...values: ({ kvmKind?: Kind } | undefined)[]): ResourceProvider<any, any> {
   const kind = values.find((v) => v?.kvmKind)?.kvmKind;
-  const p = kind && kinds[kind];
+  const p = kind && kinds[kind as Kind];
   if (!p) throw new Error(`pulumi-kvm: unknown resource kind ${JSON.stringify(kind)}; is the installed pulumi-kvm older than the one that created this resource?`);
   return p;
 }

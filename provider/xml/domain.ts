@@ -1,0 +1,143 @@
+// Domain XML built from typed inputs with xmlbuilder2, and parsed back for read.
+import { create } from "xmlbuilder2";
+import { XMLBuilder } from "xmlbuilder2/lib/interfaces";
+import { at, children, node, parseXml } from "./dom";
+
+/** Namespace of the ownership marker in <metadata>. */
+export const OWNER_NS = "https://github.com/pulumi-kvm/pulumi-kvm/xmlns/domain/1";
+export const OWNER_PREFIX = "pulumikvm";
+
+export interface DiskSpec {
+  path: string;
+  format: string;
+  device: "disk" | "cdrom";
+  bus: "virtio" | "sata" | "scsi" | "ide";
+}
+
+export interface InterfaceSpec {
+  network?: string;
+  bridge?: string;
+  mac?: string;
+  model: string;
+}
+
+export interface DomainSpec {
+  name: string;
+  uuid?: string;
+  type: "kvm" | "qemu";
+  vcpu: number;
+  memoryMiB: number;
+  firmware: "bios" | "uefi";
+  machine?: string;
+  cpuMode?: string;
+  disks: DiskSpec[];
+  /** The NoCloud seed, attached as a read-only cdrom. */
+  seedPath?: string;
+  interfaces: InterfaceSpec[];
+  kernel?: string;
+  initrd?: string;
+  cmdline?: string;
+  qemuAgent: boolean;
+  graphics: "none" | "vnc" | "spice";
+  /** The Pulumi resource this domain belongs to, stored in the ownership marker. */
+  owner: string;
+}
+
+const PREFIX: Record<DiskSpec["bus"], string> = { virtio: "vd", sata: "sd", scsi: "sd", ide: "hd" };
+
+/** Target device names by bus: vda, vdb… / sda… / hda… in the order given. */
+export function targetNames(disks: { bus: DiskSpec["bus"] }[]): string[] {
+  const used: Record<string, number> = {};
+  return disks.map((d) => {
+    const p = PREFIX[d.bus];
+    const i = used[p] ?? 0;
+    used[p] = i + 1;
+    return p + String.fromCharCode(97 + i);
+  });
+}
+
+function disk(devices: XMLBuilder, d: DiskSpec, target: string, bootOrder?: number): void {
+  const el = devices.ele("disk", { type: "file", device: d.device });
+  el.ele("driver", { name: "qemu", type: d.format });
+  el.ele("source", { file: d.path });
+  el.ele("target", { dev: target, bus: d.bus });
+  if (d.device === "cdrom") el.ele("readonly");
+  if (bootOrder !== undefined) el.ele("boot", { order: String(bootOrder) });
+}
+
+export function domainXml(spec: DomainSpec): string {
+  const dom = create().ele("domain", { type: spec.type });
+  dom.ele("name").txt(spec.name);
+  if (spec.uuid) dom.ele("uuid").txt(spec.uuid);
+  dom.ele("metadata").ele(OWNER_NS, `${OWNER_PREFIX}:owner`).ele(OWNER_NS, `${OWNER_PREFIX}:resource`).txt(spec.owner);
+  dom.ele("memory", { unit: "MiB" }).txt(String(spec.memoryMiB));
+  dom.ele("vcpu").txt(String(spec.vcpu));
+  const os = dom.ele("os", spec.firmware === "uefi" ? { firmware: "efi" } : {});
+  os.ele("type", { arch: "x86_64", ...(spec.machine ? { machine: spec.machine } : {}) }).txt("hvm");
+  if (spec.kernel) {
+    os.ele("kernel").txt(spec.kernel);
+    if (spec.initrd) os.ele("initrd").txt(spec.initrd);
+    if (spec.cmdline) os.ele("cmdline").txt(spec.cmdline);
+  }
+  const features = dom.ele("features");
+  features.ele("acpi");
+  features.ele("apic");
+  if (spec.cpuMode) dom.ele("cpu", { mode: spec.cpuMode });
+  dom.ele("on_poweroff").txt("destroy");
+  dom.ele("on_reboot").txt("restart");
+  dom.ele("on_crash").txt("destroy");
+  const devices = dom.ele("devices");
+  const all = [...spec.disks, ...(spec.seedPath ? [{ path: spec.seedPath, format: "raw", device: "cdrom", bus: "sata" } as DiskSpec] : [])];
+  const targets = targetNames(all);
+  // boot from the first disk unless a kernel is given directly
+  all.forEach((d, i) => disk(devices, d, targets[i], !spec.kernel && i === 0 ? 1 : undefined));
+  for (const nic of spec.interfaces) {
+    const el = devices.ele("interface", { type: nic.bridge ? "bridge" : "network" });
+    if (nic.mac) el.ele("mac", { address: nic.mac });
+    el.ele("source", nic.bridge ? { bridge: nic.bridge } : { network: nic.network ?? "default" });
+    el.ele("model", { type: nic.model });
+  }
+  devices.ele("serial", { type: "pty" }).ele("target", { port: "0" });
+  devices.ele("console", { type: "pty" }).ele("target", { type: "serial", port: "0" });
+  if (spec.qemuAgent) {
+    const ch = devices.ele("channel", { type: "unix" });
+    ch.ele("target", { type: "virtio", name: "org.qemu.guest_agent.0" });
+  }
+  if (spec.graphics !== "none") devices.ele("graphics", { type: spec.graphics, autoport: "yes", listen: "127.0.0.1" });
+  devices.ele("rng", { model: "virtio" }).ele("backend", { model: "random" }).txt("/dev/urandom");
+  return dom.end({ headless: true });
+}
+
+export interface ParsedDomain {
+  name: string;
+  uuid: string;
+  type: string;
+  vcpu: number;
+  memoryMiB: number;
+  disks: { path: string; device: string; target: string; bus: string; format?: string }[];
+  interfaces: { mac: string; network?: string; bridge?: string; model?: string }[];
+  kernel?: string;
+}
+
+const KIB_PER: Record<string, number> = { KiB: 1, k: 1, MiB: 1024, M: 1024, GiB: 1024 * 1024, G: 1024 * 1024, b: 1 / 1024, bytes: 1 / 1024 };
+
+export function parseDomainXml(xml: string): ParsedDomain {
+  const root = parseXml(xml);
+  const devices = node(root, "devices");
+  const memKiB = Number(at(root, "memory") ?? "0") * (KIB_PER[at(root, "memory@unit") ?? "KiB"] ?? 1);
+  return {
+    name: at(root, "name") ?? "",
+    uuid: at(root, "uuid") ?? "",
+    type: root.getAttribute("type") ?? "",
+    vcpu: Number(at(root, "vcpu") ?? "0"),
+    memoryMiB: Math.round(memKiB / 1024),
+    disks: children(devices, "disk").map((d) => ({
+      path: at(d, "source@file") ?? "", device: d.getAttribute("device") ?? "disk", target: at(d, "target@dev") ?? "",
+      bus: at(d, "target@bus") ?? "", format: at(d, "driver@type"),
+    })),
+    interfaces: children(devices, "interface").map((i) => ({
+      mac: at(i, "mac@address") ?? "", network: at(i, "source@network"), bridge: at(i, "source@bridge"), model: at(i, "model@type"),
+    })),
+    kernel: at(root, "os/kernel"),
+  };
+}

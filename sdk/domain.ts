@@ -1,0 +1,103 @@
+import * as pulumi from "@pulumi/pulumi";
+import { HostArgs, hostInput } from "./host";
+import { Image } from "./image";
+import { providerShim } from "./shim";
+import { Volume } from "./volume";
+
+export interface DiskArgs {
+  /** A Volume (or Image), or the name of a volume. */
+  volume: Volume | Image | pulumi.Input<string>;
+  /** Pool of a volume given by name (default "default"). */
+  pool?: pulumi.Input<string>;
+  device?: pulumi.Input<"disk" | "cdrom">;
+  bus?: pulumi.Input<"virtio" | "sata" | "scsi" | "ide">;
+}
+
+export interface NetworkInterfaceArgs {
+  /** A libvirt network (default "default" when no bridge is given). */
+  network?: pulumi.Input<string>;
+  /** A host bridge instead of a network. */
+  bridge?: pulumi.Input<string>;
+  /** Fixed MAC; otherwise libvirt picks one, kept across updates. */
+  mac?: pulumi.Input<string>;
+  model?: pulumi.Input<string>;
+}
+
+export interface CloudInitArgs {
+  /** user-data (a secret). */
+  userData?: pulumi.Input<string>;
+  /** Extra meta-data lines; instance-id and local-hostname are set by pulumi-kvm. */
+  metaData?: pulumi.Input<string>;
+  networkConfig?: pulumi.Input<string>;
+  /** local-hostname (default: the domain name). */
+  hostname?: pulumi.Input<string>;
+}
+
+export interface WaitForIpArgs {
+  /** e.g. "5m" (default). */
+  timeout?: pulumi.Input<string>;
+  source?: pulumi.Input<"lease" | "agent" | "any">;
+  family?: pulumi.Input<"ipv4" | "ipv6" | "any">;
+}
+
+export interface DomainArgs {
+  host: pulumi.Input<HostArgs>;
+  /** Domain name (default: the resource name). */
+  name?: pulumi.Input<string>;
+  /** "kvm" (default) or "qemu" (software emulation). */
+  type?: pulumi.Input<"kvm" | "qemu">;
+  vcpu?: pulumi.Input<number>;
+  /** "2GiB" or a number of MiB (default 512). */
+  memory?: pulumi.Input<string | number>;
+  firmware?: pulumi.Input<"bios" | "uefi">;
+  machine?: pulumi.Input<string>;
+  cpuMode?: pulumi.Input<string>;
+  /** Boots from the first disk unless kernel is given. */
+  disks: DiskArgs[];
+  networkInterfaces?: pulumi.Input<NetworkInterfaceArgs>[];
+  cloudInit?: pulumi.Input<CloudInitArgs>;
+  kernel?: pulumi.Input<string>;
+  initrd?: pulumi.Input<string>;
+  cmdline?: pulumi.Input<string>;
+  /** Default true; enforced on every update and refreshed by read. */
+  running?: pulumi.Input<boolean>;
+  autostart?: pulumi.Input<boolean>;
+  qemuAgent?: pulumi.Input<boolean>;
+  graphics?: pulumi.Input<"none" | "vnc" | "spice">;
+  waitForIp?: pulumi.Input<boolean | WaitForIpArgs>;
+  /** Graceful ACPI shutdown bound before destroy (default "60s"). */
+  shutdownTimeout?: pulumi.Input<string>;
+}
+
+export interface InterfaceState {
+  mac: string;
+  network: string;
+  addresses: string[];
+}
+
+/** A KVM virtual machine. */
+export class Domain extends pulumi.dynamic.Resource {
+  public readonly name!: pulumi.Output<string>;
+  public readonly uuid!: pulumi.Output<string>;
+  public readonly state!: pulumi.Output<string>;
+  public readonly running!: pulumi.Output<boolean>;
+  public readonly vcpu!: pulumi.Output<number>;
+  /** MiB. */
+  public readonly memory!: pulumi.Output<number>;
+  public readonly interfaces!: pulumi.Output<InterfaceState[]>;
+  /** The first non-loopback, non-link-local address of the wanted family. */
+  public readonly ipAddress!: pulumi.Output<string | undefined>;
+  public readonly host!: pulumi.Output<HostArgs>;
+
+  constructor(name: string, args: DomainArgs, opts?: pulumi.CustomResourceOptions) {
+    const disks = args.disks.map((d) => ({ ...d, volume: d.volume instanceof Volume || d.volume instanceof Image ? d.volume.name : d.volume,
+      pool: d.pool ?? (d.volume instanceof Volume || d.volume instanceof Image ? d.volume.pool : undefined) }));
+    const cloudInit = args.cloudInit === undefined ? undefined
+      : pulumi.output(args.cloudInit).apply((c: any) => (c?.userData ? pulumi.secret(c) : c));
+    super(providerShim, name, {
+      ...args, host: hostInput(args.host), disks, cloudInit, resourceName: name, name: args.name,
+      kvmKind: "Domain", uuid: undefined, state: undefined, interfaces: undefined, ipAddress: undefined, seedVolume: undefined,
+      running: args.running, vcpu: args.vcpu, memory: args.memory,
+    }, opts);
+  }
+}

@@ -1,0 +1,165 @@
+// The Domain resource against the lab: real guests under qemu emulation.
+import * as assert from "assert";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { create as xml } from "xmlbuilder2";
+import { domainProvider, DomainInputs, DomainOutputs } from "../../provider/resources/domain";
+import { imageProvider, ImageInputs, ImageOutputs } from "../../provider/resources/image";
+import { volumeProvider, VolumeInputs, VolumeOutputs } from "../../provider/resources/volume";
+import { labHost } from "../support/hosts";
+import { labEnv } from "../support/lab";
+import { domainNames, leases, virsh, volumeNames } from "../support/virsh";
+
+async function checked<I>(p: { check(o: any, n: I): Promise<{ inputs: I; failures: { property: string; reason: string }[] }> }, news: I): Promise<I> {
+  const r = await p.check(undefined, news);
+  assert.deepStrictEqual(r.failures, [], JSON.stringify(r.failures));
+  return r.inputs;
+}
+
+describe("Domain", function () {
+  this.timeout(300_000);
+  const tag = `dm${process.pid}`;
+  let image: ImageOutputs;
+  const volumes: VolumeOutputs[] = [];
+  const domains: DomainOutputs[] = [];
+  let volumesBefore: string[];
+
+  const disk = async (name: string): Promise<VolumeOutputs> => {
+    const { outs } = await volumeProvider.create(await checked(volumeProvider, { host: labHost(labEnv()), name, baseImage: image.name } as VolumeInputs));
+    volumes.push(outs);
+    return outs;
+  };
+  const domain = async (news: Partial<DomainInputs>): Promise<DomainOutputs> => {
+    const { outs } = await domainProvider.create(await checked(domainProvider, { host: labHost(labEnv()), type: "qemu", memory: "256MiB", shutdownTimeout: "20s", ...news } as DomainInputs));
+    domains.push(outs);
+    return outs;
+  };
+
+  before(async () => {
+    const lab = labEnv();
+    volumesBefore = volumeNames(lab);
+    const inputs = await checked(imageProvider, { host: labHost(lab), name: `${tag}-base.qcow2`, source: { path: lab.image } } as ImageInputs);
+    image = (await imageProvider.create(inputs)).outs;
+  });
+
+  after(async () => {
+    for (const d of domains) await domainProvider.delete(d.uuid, d).catch(() => undefined);
+    for (const v of volumes) await volumeProvider.delete(v.key, v).catch(() => undefined);
+    if (image) await imageProvider.delete(image.key, image).catch(() => undefined);
+  });
+
+  let web: DomainOutputs;
+
+  it("boots an overlay of the lab image with a cloud-init hostname, outputs its IP, and the lease carries the hostname", async () => {
+    const lab = labEnv();
+    const hostname = `${tag}-web`;
+    const vol = await disk(`${tag}-web.qcow2`);
+    web = await domain({ name: `${tag}-web`, disks: [{ volume: vol.name }], networkInterfaces: [{ network: lab.network }],
+      cloudInit: { hostname, userData: "#cloud-config\n" }, waitForIp: { timeout: "120s", source: "lease" } });
+    assert.match(web.ipAddress ?? "", /^192\.168\.150\.\d+$/);
+    assert.strictEqual(web.state, "running");
+    assert.strictEqual(web.interfaces.length, 1);
+    assert.match(web.interfaces[0].mac, /^52:54:00:/);
+    const lease = leases(lab.network).find((l) => l.ip === web.ipAddress);
+    assert.strictEqual(lease?.hostname, hostname, "the guest read local-hostname from the seed ISO");
+    assert.ok(volumeNames(lab).includes(`${tag}-web-seed.iso`));
+    assert.match(virsh(["dumpxml", web.name]), /<pulumikvm:owner|xmlns:pulumikvm/);
+  });
+
+  it("shows no change when nothing changed", async () => {
+    const news = await checked(domainProvider, { ...web, memory: "256MiB" });
+    assert.deepStrictEqual(await domainProvider.diff(web.uuid, web, news), { changes: false, replaces: [], deleteBeforeReplace: false });
+  });
+
+  it("updates vcpu and memory in place, keeping the UUID and the MACs", async () => {
+    const news = await checked(domainProvider, { ...web, vcpu: 2, memory: "320MiB" });
+    const d = await domainProvider.diff(web.uuid, web, news);
+    assert.deepStrictEqual([d.changes, d.replaces], [true, []]);
+    const { outs } = await domainProvider.update(web.uuid, web, news);
+    assert.strictEqual(outs.uuid, web.uuid);
+    assert.deepStrictEqual(outs.interfaces.map((i) => i.mac), web.interfaces.map((i) => i.mac));
+    assert.strictEqual(outs.vcpu, 2);
+    assert.strictEqual(outs.memory, 320);
+    assert.strictEqual(outs.state, "running");
+    assert.match(virsh(["dominfo", web.name]), /CPU\(s\):\s+2/);
+    web = outs;
+  });
+
+  it("stops the domain with running: false and starts it with true", async () => {
+    const stop = await checked(domainProvider, { ...web, running: false, waitForIp: undefined });
+    const stopped = (await domainProvider.update(web.uuid, web, stop)).outs;
+    assert.strictEqual(stopped.running, false);
+    assert.strictEqual(virsh(["domstate", web.name]), "shut off");
+    const start = await checked(domainProvider, { ...stopped, running: true });
+    web = (await domainProvider.update(web.uuid, stopped, start)).outs;
+    assert.strictEqual(web.running, true);
+    assert.strictEqual(virsh(["domstate", web.name]), "running");
+  });
+
+  it("sees an out-of-band virsh destroy on read (drift for pulumi refresh)", async () => {
+    virsh(["destroy", web.name]);
+    const { id, props } = await domainProvider.read(web.uuid, web);
+    assert.strictEqual(id, web.uuid);
+    assert.strictEqual(props.running, false);
+    assert.strictEqual(props.state, "shutoff");
+    const news = await checked(domainProvider, { ...web, running: true });
+    assert.strictEqual((await domainProvider.diff(id, props, news)).changes, true, "the next up starts it again");
+  });
+
+  it("boots a kernel directly", async () => {
+    const lab = labEnv();
+    const vol = await disk(`${tag}-direct.qcow2`);
+    const d = await domain({ name: `${tag}-direct`, disks: [{ volume: vol.name }], kernel: lab.kernel, initrd: lab.initrd, cmdline: "console=ttyS0",
+      networkInterfaces: [{ network: lab.network }], cloudInit: { hostname: `${tag}-direct` }, waitForIp: { timeout: "120s" } });
+    assert.match(d.ipAddress ?? "", /^192\.168\.150\.\d+$/);
+    assert.match(virsh(["dumpxml", d.name]), new RegExp(`<kernel>${lab.kernel}</kernel>`));
+  });
+
+  it("keeps a domain that got no IP and reports it as created but failed to initialize", async () => {
+    const lab = labEnv();
+    const vol = await disk(`${tag}-nodhcp.qcow2`);
+    const inputs = await checked(domainProvider, { host: labHost(lab), type: "qemu", memory: "256MiB", shutdownTimeout: "20s", name: `${tag}-nodhcp`,
+      disks: [{ volume: vol.name }], networkInterfaces: [{ network: lab.networkNoDhcp }], waitForIp: { timeout: "15s", source: "lease" } } as DomainInputs);
+    let err: any;
+    try { await domainProvider.create(inputs); } catch (e) { err = e; }
+    assert.ok(err, "create must fail");
+    assert.match(err.message, /no ipv4 address within 15 s/);
+    assert.ok(err.id && err.properties && Array.isArray(err.reasons), "id, properties and reasons for Pulumi");
+    assert.strictEqual(err.properties.uuid, err.id);
+    assert.ok(domainNames().includes(`${tag}-nodhcp`), "the domain is kept, not leaked");
+    domains.push(err.properties);
+  });
+
+  it("refuses to delete or update a domain it did not create", async () => {
+    const name = `${tag}-foreign`;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "foreign-"));
+    const file = path.join(dir, "d.xml");
+    fs.writeFileSync(file, xml().ele("domain", { type: "qemu" }).ele("name").txt(name).up().ele("memory", { unit: "MiB" }).txt("64").up()
+      .ele("os").ele("type").txt("hvm").end());
+    virsh(["define", file]);
+    try {
+      const uuid = virsh(["domuuid", name]);
+      const fake = { ...web, uuid, name };
+      await assert.rejects(domainProvider.delete(uuid, fake), /not created by pulumi-kvm \(no ownership marker.*refusing to delete/s);
+      await assert.rejects(domainProvider.update(uuid, fake, { ...fake, vcpu: 3 }), /refusing to update/);
+      assert.ok(domainNames().includes(name));
+    } finally {
+      virsh(["undefine", name]);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("deletes gracefully and leaves no domain, seed volume or nvram behind", async () => {
+    const lab = labEnv();
+    for (const d of domains.splice(0)) {
+      await domainProvider.delete(d.uuid, d);
+      await domainProvider.delete(d.uuid, d); // already gone = success
+    }
+    for (const v of volumes.splice(0)) await volumeProvider.delete(v.key, v);
+    await imageProvider.delete(image.key, image);
+    assert.ok(!domainNames().some((n) => n.startsWith(tag)));
+    assert.deepStrictEqual(volumeNames(lab), volumesBefore);
+    assert.deepStrictEqual(fs.readdirSync("/var/lib/libvirt/qemu/nvram").filter((f) => f.startsWith(tag)), []);
+  });
+});
