@@ -1,0 +1,142 @@
+// The quickstart with the real Pulumi CLI, as Pulumi's own ProgramTest does it:
+// preview, up, preview (no changes), refresh (no changes), an in-place update, destroy.
+import * as assert from "assert";
+import * as path from "path";
+import { e2eStack, E2eStack } from "../support/pulumi";
+import { runCli } from "../support/cli";
+import { acceptedLogins } from "../support/hosts";
+import { labEnv, repoRoot } from "../support/lab";
+import { startSshd } from "../support/sshd";
+import { domainNames, virsh, volumeNames } from "../support/virsh";
+
+const only = (summary: Record<string, number | undefined>) =>
+  Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
+
+describe("e2e: the quickstart with the real Pulumi CLI", function () {
+  this.timeout(600_000);
+  let e: E2eStack;
+  let volumesBefore: string[];
+  let domainsBefore: string[];
+  let ip: string;
+
+  before(async () => {
+    const lab = labEnv();
+    volumesBefore = volumeNames(lab);
+    domainsBefore = domainNames();
+    e = await e2eStack(repoRoot, `e2e${process.pid}`);
+  });
+  after(async () => {
+    await e?.stack.destroy().catch(() => undefined);
+    await e?.remove();
+  });
+
+  it("previews the creation of image, volume and VM", async () => {
+    const p = await e.stack.preview();
+    assert.deepStrictEqual(only(p.changeSummary), { create: 4 });
+  });
+
+  it("brings the VM up and outputs its IP", async () => {
+    const up = await e.stack.up();
+    ip = up.outputs.ip.value;
+    assert.match(ip, /^192\.168\.150\.\d+$/);
+    assert.strictEqual(up.summary.result, "succeeded");
+  });
+
+  it("previews no changes after up", async () => {
+    assert.deepStrictEqual(only((await e.stack.preview()).changeSummary), { same: 4 });
+  });
+
+  it("refreshes with no changes", async () => {
+    const r = await e.stack.refresh();
+    assert.deepStrictEqual(only(r.summary.resourceChanges ?? {}), { same: 4 });
+    assert.deepStrictEqual(only((await e.stack.preview()).changeSummary), { same: 4 });
+  });
+
+  it("previews a vcpu change as an update, not a replace, and keeps the IP", async () => {
+    await e.stack.setConfig("vcpu", { value: "2" });
+    assert.deepStrictEqual(only((await e.stack.preview()).changeSummary), { same: 3, update: 1 });
+    const up = await e.stack.up();
+    assert.strictEqual(up.outputs.ip.value, ip);
+    assert.match(virsh(["dominfo", "quickstart-vm"]), /CPU\(s\):\s+2/);
+  });
+
+  it("pulumi-kvm health --stack reports the stack's host and resources, and a VM destroyed out of band as drift", async () => {
+    const args = ["health", "--stack", e.stack.name, "--cwd", repoRoot, "--json"];
+    const ok = await runCli(args, { env: e.env });
+    assert.strictEqual(ok.code, 0, ok.stdout + ok.stderr);
+    const report = JSON.parse(ok.stdout);
+    assert.deepStrictEqual(report.hosts.map((h: any) => [h.host, h.ok]), [[`root@127.0.0.1:${labEnv().port}`, true]]);
+    assert.deepStrictEqual(report.resources.map((r: any) => [r.name, r.kind, r.status]).sort(),
+      [["quickstart-disk", "Volume", "ok"], ["quickstart-image", "Image", "ok"], ["quickstart-vm", "Domain", "ok"]]);
+    virsh(["destroy", "quickstart-vm"]);
+    const drift = await runCli(args, { env: e.env });
+    assert.strictEqual(drift.code, 1);
+    const vm = JSON.parse(drift.stdout).resources.find((r: any) => r.name === "quickstart-vm");
+    assert.strictEqual(vm.status, "drift");
+    assert.match(vm.detail, /recorded running, host says not running/);
+    const human = await runCli(args.slice(0, -1), { env: e.env });
+    assert.match(human.stdout, /quickstart-vm\s+Domain\s+root@127\.0\.0\.1:\d+\s+drift/);
+  });
+
+  it("destroys everything it made on the host", async () => {
+    await e.stack.destroy();
+    assert.deepStrictEqual(volumeNames(labEnv()), volumesBefore);
+    assert.deepStrictEqual(domainNames(), domainsBefore);
+  });
+});
+
+describe("e2e: previews of broken hosts fail in check with the reason", function () {
+  this.timeout(300_000);
+
+  it("names the host and the tcp stage when sshd is stopped", async () => {
+    const lab = labEnv();
+    const sshd = await startSshd(lab, {});
+    sshd.stop();
+    const e = await e2eStack(repoRoot, `e2etcp${process.pid}`, { port: String(sshd.port) });
+    try {
+      await assert.rejects(e.stack.preview(), (err: Error) => {
+        assert.match(err.message, new RegExp(`root@127\\.0\\.0\\.1:${sshd.port}`));
+        assert.match(err.message, /stage: tcp/);
+        assert.match(err.message, /ECONNREFUSED/);
+        return true;
+      });
+    } finally {
+      await e.remove();
+    }
+  });
+
+  it("names the pool when it is stopped", async () => {
+    const lab = labEnv();
+    const name = `e2epool${process.pid}`;
+    virsh(["pool-define-as", name, "dir", "--target", path.join(lab.poolDir, "..", name)]);
+    const e = await e2eStack(repoRoot, `e2epool${process.pid}`, { pool: name });
+    try {
+      await assert.rejects(e.stack.preview(), (err: Error) => {
+        assert.match(err.message, new RegExp(`storage pool "${name}" is inactive`));
+        assert.match(err.message, /stage: pool/);
+        return true;
+      });
+    } finally {
+      virsh(["pool-undefine", name]);
+      await e.remove();
+    }
+  });
+});
+
+describe("e2e: the fleet example", function () {
+  this.timeout(300_000);
+
+  it("previews with one SSH connection per host", async () => {
+    const lab = labEnv();
+    const e = await e2eStack(path.join(repoRoot, "examples", "fleet"), `e2efleet${process.pid}`, { count: "6" });
+    try {
+      const before = [acceptedLogins(lab.sshdLog), acceptedLogins(lab.sshdLog2)];
+      const p = await e.stack.preview();
+      assert.deepStrictEqual(only(p.changeSummary), { create: 1 + 2 + 6 + 6 });
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepStrictEqual([acceptedLogins(lab.sshdLog) - before[0], acceptedLogins(lab.sshdLog2) - before[1]], [1, 1]);
+    } finally {
+      await e.remove();
+    }
+  });
+});

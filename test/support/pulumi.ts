@@ -1,0 +1,44 @@
+// Real Pulumi runs through the Automation API with the CLI the lab built, a file
+// backend in a temp dir and a fixed passphrase.
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
+import { labEnv } from "./lab";
+
+export const PASSPHRASE = "pulumi-kvm-e2e";
+
+export interface E2eStack {
+  stack: Stack;
+  backend: string;
+  env: Record<string, string>;
+  remove(): Promise<void>;
+}
+
+export function pulumiEnv(backend: string): Record<string, string> {
+  const lab = labEnv();
+  if (!lab.pulumiBin) throw new Error("the Pulumi CLI is not built: run scripts/pulumi-cli (it records KVM_LAB_PULUMI_BIN in .lab/env)");
+  if (!process.env.PATH?.includes(lab.pulumiBin)) process.env.PATH = `${lab.pulumiBin}:${process.env.PATH}`;
+  return {
+    PULUMI_BACKEND_URL: `file://${backend}`,
+    PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+    PULUMI_SKIP_UPDATE_CHECK: "1",
+    PULUMI_HOME: path.join(backend, ".pulumi-home"),
+    PATH: process.env.PATH!,
+  };
+}
+
+export async function e2eStack(workDir: string, stackName: string, config: Record<string, string> = {}, extraEnv: Record<string, string> = {}): Promise<E2eStack> {
+  const backend = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-e2e-"));
+  const env = { ...pulumiEnv(backend), ...extraEnv };
+  const stack = await LocalWorkspace.createOrSelectStack({ stackName, workDir }, { envVars: env });
+  for (const [k, v] of Object.entries(config)) await stack.setConfig(k, { value: v });
+  return {
+    stack, backend, env,
+    async remove() {
+      await stack.workspace.removeStack(stackName, { force: true }).catch(() => undefined);
+      fs.rmSync(path.join(workDir, `Pulumi.${stackName}.yaml`), { force: true });
+      fs.rmSync(backend, { recursive: true, force: true });
+    },
+  };
+}
