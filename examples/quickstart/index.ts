@@ -22,7 +22,10 @@ const host: kvm.HostArgs = {
   address: need("address", "KVM_LAB_HOST"),
   port: Number(config.get("port") ?? lab.KVM_LAB_PORT ?? 22),
   user: config.get("user") ?? lab.KVM_LAB_USER ?? "root",
-  privateKeyPath: config.get("privateKeyPath") ?? lab.KVM_LAB_KEY,
+  // an inline key (pulumi config set --secret privateKey "$(cat key)") wins over a path
+  privateKey: config.getSecret("privateKey"),
+  passphrase: config.getSecret("passphrase"),
+  privateKeyPath: config.getSecret("privateKey") !== undefined ? undefined : config.get("privateKeyPath") ?? lab.KVM_LAB_KEY,
   knownHostsPath: config.get("knownHostsPath") ?? lab.KVM_LAB_KNOWN_HOSTS,
 };
 const pool = config.get("pool") ?? lab.KVM_LAB_POOL ?? "default";

@@ -26,12 +26,13 @@ export async function sha256File(file: string): Promise<string> {
   return h.digest("hex");
 }
 
-export async function stageTempDir(): Promise<{ path: string; cleanup(): Promise<void> }> {
+/** A temp directory for staging `what`; failures name TMPDIR and the input concerned. */
+export async function stageTempDir(property: string, what: string): Promise<{ path: string; cleanup(): Promise<void> }> {
   try {
     return await tmpDir({ unsafeCleanup: true, prefix: "pulumi-kvm-" });
   } catch (err) {
-    throw new KvmError("permanent", `cannot create a staging directory in ${process.env.TMPDIR || "/tmp"} (TMPDIR): ${(err as Error).message}`, {
-      fix: "Point TMPDIR at a writable directory with room for the image", cause: err,
+    throw new KvmError("permanent", `cannot create a staging directory for ${what} in ${process.env.TMPDIR || "/tmp"} (TMPDIR): ${(err as Error).message}`, {
+      property, fix: `Point TMPDIR at a writable directory with room for ${what}`, cause: err,
     });
   }
 }
@@ -43,7 +44,7 @@ export async function localImage(source: ImageSource, host: string): Promise<Loc
     file = source.path;
     if (!fs.existsSync(file)) throw new KvmError("permanent", `${file} does not exist`, { property: "source.path", fix: "Give the path of a local image file" });
   } else if (source.url) {
-    const staging = await stageTempDir();
+    const staging = await stageTempDir("source.url", "the downloaded image");
     file = `${staging.path}/image`;
     cleanup = async () => { await staging.cleanup(); };
     try {

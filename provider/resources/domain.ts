@@ -16,7 +16,7 @@ import { volumeXml } from "../xml/volume";
 import { checkHostHealth, checkHostInput, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
 import { interfaceAddresses, IpFamily, IpSource, waitForAddress, WaitForIp } from "./domain-ip";
 import { isActive, isActiveState, stopGracefully } from "./domain-power";
-import { rollback } from "./rollback";
+import { clearLeftovers, rollback } from "./rollback";
 import { describeVolume, findPool, findVolume } from "./storage";
 import { DiffResult, ResourceProvider } from "./types";
 
@@ -251,6 +251,7 @@ export const domainProvider: ResourceProvider<DomainInputs, DomainOutputs> = {
     let created: DomainRef | undefined;
     try {
       const { dom, seedVolume } = await hostPool.run(d.host, async (lv) => {
+        await clearLeftovers(d.host, lv);
         try {
           await lv.lookupDomain(d.name);
           throw new KvmError("conflict", `a domain named "${d.name}" already exists`, { host, property: "name", fix: "Pulumi cannot adopt it: remove it on the host or choose another name" });
@@ -268,7 +269,7 @@ export const domainProvider: ResourceProvider<DomainInputs, DomainOutputs> = {
             throw new KvmError("conflict", `seed volume "${seedVolume}" already exists in pool "${pool.name}"`, { host, fix: "Remove the stale seed volume on the host" });
           }
           // staged through a temp file, as the ISO of a big user-data may be
-          const staging = await stageTempDir();
+          const staging = await stageTempDir("cloudInit", "the seed ISO");
           try {
             const file = path.join(staging.path, "seed.iso");
             try {
@@ -307,15 +308,8 @@ export const domainProvider: ResourceProvider<DomainInputs, DomainOutputs> = {
     } catch (err) {
       if ((err as { id?: string }).id) throw err;
       // nothing is left behind: undo the domain and the seed volume
-      const madeDomain = created;
-      if (madeDomain) {
-        await rollback(d.host, async (lv) => {
-          if (await isActive(lv, madeDomain)) await lv.destroyDomain(madeDomain);
-          await lv.undefineDomain(madeDomain, UndefineFlags.NVRAM | UndefineFlags.MANAGED_SAVE | UndefineFlags.SNAPSHOTS_METADATA | UndefineFlags.CHECKPOINTS_METADATA);
-        }, `domain ${d.name}`);
-      }
-      const madeSeed = seed;
-      if (madeSeed) await rollback(d.host, async (lv) => lv.deleteVolume(await lv.lookupVolume(await lv.lookupPool(madeSeed.pool), madeSeed.name)), `seed volume ${madeSeed.name}`);
+      if (created) await rollback({ host: d.host, kind: "domain", name: d.name });
+      if (seed) await rollback({ host: d.host, kind: "volume", pool: seed.pool, name: seed.name });
       throw explain(err, host, `creating domain ${d.name}`);
     }
   },

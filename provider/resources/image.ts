@@ -12,7 +12,7 @@ import { checkHostHealth, checkHostInput, checkName, deepEqual, Failures, hostLa
 import { progressReporter } from "./progress";
 import { describeVolume, findPool, findVolume, volumesBackedBy } from "./storage";
 import { DiffResult, ResourceProvider } from "./types";
-import { rollback } from "./rollback";
+import { clearLeftovers, rollback } from "./rollback";
 
 export interface ImageInputs {
   host: HostConfig;
@@ -116,6 +116,7 @@ export const imageProvider: ResourceProvider<ImageInputs, ImageOutputs> = {
         throw err;
       }
       const vol = await hostPool.run(inputs.host, async (lv) => {
+        await clearLeftovers(inputs.host, lv);
         const pool = await findPool(lv, inputs.pool);
         if (!pool) throw new KvmError("not-found", `storage pool "${inputs.pool}" does not exist`, { host, property: "pool", codeName: "VIR_ERR_NO_STORAGE_POOL", fix: "Create and start the pool on the host, or set pool" });
         if (await findVolume(lv, pool, inputs.name)) {
@@ -141,7 +142,7 @@ export const imageProvider: ResourceProvider<ImageInputs, ImageOutputs> = {
       } catch (err) {
         // nothing is left in the pool when the upload fails: roll back on a fresh
         // connection if the failure took the link down
-        await rollback(inputs.host, (lv) => lv.deleteVolume(vol), `volume ${inputs.pool}/${inputs.name}`);
+        await rollback({ host: inputs.host, kind: "volume", pool: inputs.pool, name: inputs.name });
         throw err;
       }
     } catch (err) {

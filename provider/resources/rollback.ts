@@ -1,24 +1,88 @@
 // Undoing what a failed create made. Runs on a fresh pooled call, so a link that died
-// mid-operation is redialled first; a rollback that still fails is reported loudly,
-// naming the object to remove, instead of being swallowed.
+// mid-operation is redialled first. When the host stays out of reach, the leftover is
+// written to a journal on this machine and removed by the next operation on that host,
+// so a failed create never leaves an object Pulumi does not know about.
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
 import { Libvirt } from "../libvirt/api";
 import { warn } from "../log";
 import { hostPool } from "../pool/host-pool";
 import { LibvirtError } from "../rpc/errors";
 import { HostConfig } from "../ssh/host";
+import { UndefineFlags } from "../libvirt/api";
 
-export async function rollback(host: HostConfig, undo: (lv: Libvirt) => Promise<void>, what: string): Promise<void> {
-  for (let attempt = 1; attempt <= 3; attempt++) {
+export interface Leftover {
+  host: HostConfig;
+  kind: "volume" | "domain";
+  pool?: string;
+  name: string;
+}
+
+function journalFile(): string {
+  return process.env.PULUMI_KVM_JOURNAL ?? path.join(os.homedir(), ".pulumi-kvm", "leftovers.json");
+}
+
+function readJournal(): Leftover[] {
+  try {
+    return JSON.parse(fs.readFileSync(journalFile(), "utf8"));
+  } catch {
+    return [];
+  }
+}
+
+function writeJournal(entries: Leftover[]): void {
+  fs.mkdirSync(path.dirname(journalFile()), { recursive: true, mode: 0o700 });
+  // host entries may hold key material: readable by this user only
+  fs.writeFileSync(journalFile(), JSON.stringify(entries, null, 2), { mode: 0o600 });
+}
+
+const identity = (h: HostConfig) => hostPool.describe(h).identity;
+const gone = (err: unknown) => err instanceof LibvirtError && /^VIR_ERR_NO_/.test(err.codeName);
+
+async function remove(lv: Libvirt, l: Leftover): Promise<void> {
+  try {
+    if (l.kind === "volume") {
+      await lv.deleteVolume(await lv.lookupVolume(await lv.lookupPool(l.pool ?? "default"), l.name));
+    } else {
+      const dom = await lv.lookupDomain(l.name);
+      if ((await lv.domainState(dom)).state !== 5 /* shutoff */) await lv.destroyDomain(dom).catch(() => undefined);
+      await lv.undefineDomain(dom, UndefineFlags.NVRAM | UndefineFlags.MANAGED_SAVE | UndefineFlags.SNAPSHOTS_METADATA | UndefineFlags.CHECKPOINTS_METADATA);
+    }
+  } catch (err) {
+    if (!gone(err)) throw err;
+  }
+}
+
+/** Removes `leftover` now, or journals it for the next operation on its host. */
+export async function rollback(leftover: Leftover, attempts = 3): Promise<void> {
+  for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
-      await hostPool.run(host, undo);
+      await hostPool.run(leftover.host, (lv) => remove(lv, leftover));
       return;
     } catch (err) {
-      if (err instanceof LibvirtError && /^VIR_ERR_NO_/.test(err.codeName)) return; // already gone
-      if (attempt === 3) {
-        warn(`could not roll back ${what} on ${hostPool.describe(host).label}: ${(err as Error).message}; remove it by hand`);
+      if (attempt === attempts) {
+        writeJournal([...readJournal(), leftover]);
+        warn(`could not remove ${leftover.kind} ${leftover.name} on ${hostPool.describe(leftover.host).label} after a failed create (${(err as Error).message}); it is journalled in ${journalFile()} and removed by the next operation on that host`);
         return;
       }
       await new Promise((r) => setTimeout(r, 500 * attempt));
     }
   }
+}
+
+/** Removes journalled leftovers of this host; called before creating anything on it. */
+export async function clearLeftovers(host: HostConfig, lv: Libvirt): Promise<void> {
+  const all = readJournal();
+  const mine = all.filter((l) => identity(l.host) === identity(host));
+  if (!mine.length) return;
+  const kept = all.filter((l) => identity(l.host) !== identity(host));
+  for (const l of mine) {
+    try {
+      await remove(lv, l);
+    } catch {
+      kept.push(l);
+    }
+  }
+  writeJournal(kept);
 }

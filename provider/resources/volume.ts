@@ -6,7 +6,7 @@ import { parseSize } from "../units";
 import { volumeXml, VolumeFormat } from "../xml/volume";
 import { checkHostHealth, checkHostInput, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
 import { describeVolume, domainsUsing, findPool, findVolume } from "./storage";
-import { rollback } from "./rollback";
+import { clearLeftovers, rollback } from "./rollback";
 import { DiffResult, ResourceProvider } from "./types";
 
 export interface VolumeInputs {
@@ -79,6 +79,7 @@ export const volumeProvider: ResourceProvider<VolumeInputs, VolumeOutputs> = {
     const host = hostLabel(inputs.host);
     try {
       return await hostPool.run(inputs.host, async (lv) => {
+        await clearLeftovers(inputs.host, lv);
         const pool = await findPool(lv, inputs.pool);
         if (!pool) throw new KvmError("not-found", `storage pool "${inputs.pool}" does not exist`, { host, property: "pool", codeName: "VIR_ERR_NO_STORAGE_POOL", fix: "Create and start the pool on the host, or set pool" });
         if (await findVolume(lv, pool, inputs.name)) {
@@ -104,7 +105,7 @@ export const volumeProvider: ResourceProvider<VolumeInputs, VolumeOutputs> = {
           const outs: VolumeOutputs = { ...inputs, kvmKind: "Volume", path: d.path, key: d.key ?? vol.key, format, capacityBytes: d.capacityBytes };
           return { id: outs.key, outs };
         } catch (err) {
-          await rollback(inputs.host, (l) => l.deleteVolume(vol), `volume ${inputs.pool}/${inputs.name}`);
+          await rollback({ host: inputs.host, kind: "volume", pool: inputs.pool, name: inputs.name });
           throw err;
         }
       }, { mutating: true });

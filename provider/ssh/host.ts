@@ -1,5 +1,6 @@
 // The connection object users give every resource, and its resolution through
 // ~/.ssh/config into what the dialer needs.
+import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -117,8 +118,17 @@ export function resolveHost(config: HostConfig): ResolvedHost {
   };
 }
 
-/** One pooled connection per identity: user@address:port + socket path + URI. */
+/**
+ * One pooled connection per identity: user@address:port + socket path + URI, and a
+ * digest of how to authenticate and verify (so a resource with other key material
+ * never borrows, or is refused by, another's connection). No secret appears in it.
+ */
 export function hostIdentity(h: ResolvedHost): string {
   const via = h.jumps.map((j) => `${j.user}@${j.address}:${j.port}`).join(",");
-  return `${h.user}@${h.hostname}:${h.port}${via ? ` via ${via}` : ""} ${h.socketPath} ${h.uri}`;
+  const c = h.config;
+  const auth = crypto.createHash("sha256").update(JSON.stringify([
+    c.privateKeyPath, c.privateKey, c.passphrase, c.agent, h.identityFiles, h.knownHostsPath, c.hostKeyFingerprint,
+    c.strictHostKeyChecking, h.connectTimeoutMs, h.keepaliveIntervalMs, h.keepaliveCount,
+  ])).digest("hex").slice(0, 12);
+  return `${h.user}@${h.hostname}:${h.port}${via ? ` via ${via}` : ""} ${h.socketPath} ${h.uri} auth:${auth}`;
 }

@@ -1,0 +1,189 @@
+// Wrong inputs across the connection object, Image, Volume and Domain. Each must be
+// rejected in check (or, where only the host can tell, in create) with the property
+// named and a fix suggested: never a stack trace, never a hang, and the host's volume
+// and domain lists unchanged.
+import * as assert from "assert";
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { domainProvider } from "../../provider/resources/domain";
+import { imageProvider } from "../../provider/resources/image";
+import { ResourceProvider } from "../../provider/resources/types";
+import { volumeProvider } from "../../provider/resources/volume";
+import { HostConfig } from "../../provider/ssh/host";
+import { labHost } from "../support/hosts";
+import { FileServer } from "../support/http-server";
+import { LabEnv, labEnv } from "../support/lab";
+import { domainNames, volumeNames } from "../support/virsh";
+
+type Kind = "image" | "volume" | "domain";
+const providers: Record<Kind, ResourceProvider<any, any>> = { image: imageProvider, volume: volumeProvider, domain: domainProvider };
+
+interface Case {
+  what: string;
+  kind: Kind;
+  /** Inputs on top of a valid resource of this kind. */
+  inputs(ctx: Ctx): Record<string, unknown>;
+  /** Where it must be caught. */
+  at: "check" | "create";
+  property: string;
+  /** The fix (or the precise reason) the message must carry. */
+  says: RegExp;
+  env?: (ctx: Ctx) => Record<string, string>;
+}
+
+interface Ctx {
+  lab: LabEnv;
+  host: HostConfig;
+  tmp: string;
+  url: string;
+  baseImage: string;
+}
+
+const valid = (ctx: Ctx, kind: Kind): Record<string, unknown> => ({
+  image: { host: ctx.host, resourceName: "bad-input-image", source: { path: ctx.lab.image } },
+  volume: { host: ctx.host, resourceName: "bad-input-volume", baseImage: ctx.baseImage },
+  domain: { host: ctx.host, resourceName: "bad-input-vm", type: "qemu", memory: "256MiB", disks: [{ volume: ctx.baseImage }], networkInterfaces: [{ network: ctx.lab.network }] },
+}[kind]);
+
+const withHost = (over: Partial<HostConfig>) => (ctx: Ctx) => ({ host: { ...ctx.host, ...over } });
+
+const cases: Case[] = [
+  // the connection object
+  { what: "no host", kind: "image", inputs: () => ({ host: undefined }), at: "check", property: "host", says: /host is required/ },
+  { what: "an address with spaces", kind: "image", inputs: withHost({ address: "my host" }), at: "check", property: "host.address", says: /host name, IP address/ },
+  { what: "port 0", kind: "image", inputs: withHost({ port: 0 }), at: "check", property: "host.port", says: /1-65535/ },
+  { what: "a port given as text", kind: "volume", inputs: withHost({ port: "22" as any }), at: "check", property: "host.port", says: /1-65535/ },
+  { what: "a user with spaces", kind: "volume", inputs: withHost({ user: "ro ot" }), at: "check", property: "host.user", says: /user name/ },
+  { what: "a missing key file", kind: "image", inputs: (c) => withHost({ privateKeyPath: path.join(c.tmp, "nope") })(c), at: "check", property: "host", says: /nope does not exist.*appears later/s },
+  { what: "an inline key that is not a key", kind: "image", inputs: withHost({ privateKey: "hunter2" }), at: "check", property: "host.privateKey", says: /text of a private key/ },
+  { what: "an inline key that does not parse", kind: "volume", inputs: withHost({ privateKey: "-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n" }), at: "check", property: "host", says: /not a private key ssh can use.*ssh-keygen/s },
+  { what: "a wrong passphrase", kind: "domain", inputs: (c) => withHost({ privateKeyPath: path.join(c.tmp, "enc"), passphrase: "wrong" })(c), at: "check", property: "host", says: /passphrase does not decrypt/ },
+  { what: "an encrypted key without passphrase", kind: "domain", inputs: (c) => withHost({ privateKeyPath: path.join(c.tmp, "enc") })(c), at: "check", property: "host", says: /encrypted and no passphrase.*Set passphrase/s },
+  { what: "a known_hosts without the host", kind: "image", inputs: (c) => withHost({ knownHostsPath: path.join(c.tmp, "kh-empty") })(c), at: "check", property: "host", says: /host key is unknown.*add this line/s },
+  { what: "a malformed fingerprint", kind: "image", inputs: withHost({ hostKeyFingerprint: "MD5:aa:bb" }), at: "check", property: "host.hostKeyFingerprint", says: /SHA256:/ },
+  { what: "a relative socket path", kind: "volume", inputs: withHost({ socketPath: "libvirt-sock" }), at: "check", property: "host.socketPath", says: /absolute path/ },
+  { what: "a URI that is not one", kind: "volume", inputs: withHost({ uri: "system" }), at: "check", property: "host.uri", says: /qemu:\/\/\/system/ },
+  { what: "a socket that is not there", kind: "domain", inputs: withHost({ socketPath: "/run/none/libvirt-sock" }), at: "check", property: "host", says: /libvirtd runs on the host.*AllowStreamLocalForwarding/s },
+  { what: "a closed port", kind: "image", inputs: withHost({ port: 1 }), at: "check", property: "host", says: /is sshd running.*stage: tcp/s },
+  // Image
+  { what: "a name with /", kind: "image", inputs: () => ({ name: "a/b" }), at: "check", property: "name", says: /contains "\/"/ },
+  { what: "a name with ..", kind: "image", inputs: () => ({ name: "a..b" }), at: "check", property: "name", says: /contains "\.\."/ },
+  { what: "a name with spaces", kind: "image", inputs: () => ({ name: "my image" }), at: "check", property: "name", says: /use letters, digits/ },
+  { what: "a name with XML characters", kind: "image", inputs: () => ({ name: "<img>&" }), at: "check", property: "name", says: /use letters, digits/ },
+  { what: "an over-long name", kind: "image", inputs: () => ({ name: "x".repeat(300) }), at: "check", property: "name", says: /at most 100/ },
+  { what: "both url and path", kind: "image", inputs: (c) => ({ source: { url: c.url, path: c.lab.image } }), at: "check", property: "source", says: /exactly one of url/ },
+  { what: "no source", kind: "image", inputs: () => ({ source: {} }), at: "check", property: "source", says: /exactly one of url/ },
+  { what: "an ftp URL", kind: "image", inputs: () => ({ source: { url: "ftp://example.org/x.qcow2" } }), at: "check", property: "source.url", says: /http:\/\/ or https:\/\// },
+  { what: "a file URL", kind: "image", inputs: () => ({ source: { url: "file:///etc/passwd" } }), at: "check", property: "source.url", says: /http:\/\/ or https:\/\// },
+  { what: "a missing local file", kind: "image", inputs: () => ({ source: { path: "/nonexistent/x.qcow2" } }), at: "check", property: "source.path", says: /does not exist/ },
+  { what: "a malformed sha256", kind: "image", inputs: (c) => ({ source: { path: c.lab.image, sha256: "abc" } }), at: "check", property: "source.sha256", says: /64 hex digits/ },
+  { what: "a wrong sha256", kind: "image", inputs: (c) => ({ source: { path: c.lab.image, sha256: "f".repeat(64) } }), at: "create", property: "source.sha256", says: /nothing was created/ },
+  { what: "a URL answering 404", kind: "image", inputs: (c) => ({ source: { url: c.url.replace("image.qcow2", "missing.qcow2") } }), at: "create", property: "source.url", says: /HTTP 404.*Check the URL/s },
+  { what: "an unreachable URL", kind: "image", inputs: () => ({ source: { url: "http://127.0.0.1:1/x.qcow2" } }), at: "create", property: "source.url", says: /ECONNREFUSED.*reachable/s },
+  { what: "a format the header contradicts", kind: "image", inputs: () => ({ format: "raw" }), at: "check", property: "format", says: /qcow2 by its header/ },
+  { what: "a VMDK image", kind: "image", inputs: (c) => ({ source: { path: path.join(c.tmp, "disk.vmdk") } }), at: "check", property: "source.path", says: /vmdk.*qemu-img convert/s },
+  { what: "a missing pool", kind: "image", inputs: () => ({ pool: "no-such-pool" }), at: "check", property: "pool", says: /does not exist.*pool-define-as/s },
+  { what: "a read-only TMPDIR for a download", kind: "image", inputs: (c) => ({ source: { url: c.url } }), at: "create", property: "source.url", says: /read-only.*TMPDIR/s, env: (c) => ({ TMPDIR: path.join(c.tmp, "ro") }) },
+  { what: "a full TMPDIR for a download", kind: "image", inputs: (c) => ({ source: { url: c.url } }), at: "create", property: "source.url", says: /ENOSPC.*TMPDIR/s, env: (c) => ({ TMPDIR: path.join(c.tmp, "full") }) },
+  // Volume
+  { what: "a unit-less size", kind: "volume", inputs: () => ({ capacity: "20" }), at: "check", property: "capacity", says: /with a unit/ },
+  { what: "a zero size", kind: "volume", inputs: () => ({ capacity: 0 }), at: "check", property: "capacity", says: /positive/ },
+  { what: "a negative size", kind: "volume", inputs: () => ({ capacity: -5 }), at: "check", property: "capacity", says: /positive/ },
+  { what: "an absurd size", kind: "volume", inputs: () => ({ capacity: "99999TiB" }), at: "check", property: "capacity", says: /absurdly large/ },
+  { what: "an unknown unit", kind: "volume", inputs: () => ({ capacity: "10parsecs" }), at: "check", property: "capacity", says: /not a size unit/ },
+  { what: "a base image that is not there", kind: "volume", inputs: () => ({ baseImage: "no-such-image" }), at: "create", property: "baseImage", says: /not a volume in pool.*Pass an Image/s },
+  { what: "a raw overlay", kind: "volume", inputs: () => ({ format: "raw" }), at: "check", property: "format", says: /must be qcow2/ },
+  { what: "a blank volume without size", kind: "volume", inputs: () => ({ baseImage: undefined }), at: "check", property: "capacity", says: /needs capacity/ },
+  // Domain
+  { what: "a domain name with /", kind: "domain", inputs: () => ({ name: "vm/1" }), at: "check", property: "name", says: /contains "\/"/ },
+  { what: "zero vcpus", kind: "domain", inputs: () => ({ vcpu: 0 }), at: "check", property: "vcpu", says: /1-512/ },
+  { what: "1 KiB of memory", kind: "domain", inputs: () => ({ memory: "1KiB" }), at: "check", property: "memory", says: /under 32 MiB/ },
+  { what: "memory in words", kind: "domain", inputs: () => ({ memory: "lots" }), at: "check", property: "memory", says: /not a size/ },
+  { what: "no disks", kind: "domain", inputs: () => ({ disks: [] }), at: "check", property: "disks", says: /at least one disk/ },
+  { what: "a disk volume that is not there", kind: "domain", inputs: () => ({ disks: [{ volume: "no-such-disk" }] }), at: "create", property: "disks[0].volume", says: /Create it \(a Volume resource\)/ },
+  { what: "a network that does not exist", kind: "domain", inputs: () => ({ networkInterfaces: [{ network: "no-such-net" }] }), at: "check", property: "networkInterfaces", says: /no-such-net.*Define and start it/s },
+  { what: "a malformed MAC", kind: "domain", inputs: () => ({ networkInterfaces: [{ network: "kvmlab", mac: "52:54:00:zz:00:01" }] }), at: "check", property: "networkInterfaces[0].mac", says: /52:54:00:12:34:56/ },
+  { what: "a multicast MAC", kind: "domain", inputs: () => ({ networkInterfaces: [{ network: "kvmlab", mac: "01:00:5e:00:00:01" }] }), at: "check", property: "networkInterfaces[0].mac", says: /multicast/ },
+  { what: "network and bridge at once", kind: "domain", inputs: () => ({ networkInterfaces: [{ network: "kvmlab", bridge: "br0" }] }), at: "check", property: "networkInterfaces[0]", says: /not both/ },
+  { what: "an initrd without kernel", kind: "domain", inputs: (c) => ({ initrd: c.lab.initrd }), at: "check", property: "initrd", says: /needs kernel/ },
+  { what: "a cmdline without kernel", kind: "domain", inputs: () => ({ cmdline: "console=ttyS0" }), at: "check", property: "cmdline", says: /needs kernel/ },
+  { what: "a relative kernel path", kind: "domain", inputs: () => ({ kernel: "vmlinuz" }), at: "check", property: "kernel", says: /absolute path/ },
+  { what: "a cdrom boot disk with waitForIp", kind: "domain", inputs: (c) => ({ disks: [{ volume: c.baseImage, device: "cdrom" }], waitForIp: true }), at: "check", property: "disks[0].device", says: /boot from a disk volume or drop waitForIp/ },
+  { what: "waitForIp on a stopped domain", kind: "domain", inputs: () => ({ running: false, waitForIp: true }), at: "check", property: "waitForIp", says: /never gets an address/ },
+  { what: "the agent as IP source without the agent", kind: "domain", inputs: () => ({ waitForIp: { source: "agent" } }), at: "check", property: "waitForIp.source", says: /qemuAgent: true/ },
+  { what: "a cdrom on virtio", kind: "domain", inputs: (c) => ({ disks: [{ volume: c.baseImage }, { volume: c.baseImage, device: "cdrom", bus: "virtio" }] }), at: "check", property: "disks[1].bus", says: /use sata or scsi/ },
+  { what: "a xen domain", kind: "domain", inputs: () => ({ type: "xen" }), at: "check", property: "type", says: /"kvm" or "qemu"/ },
+  { what: "coreboot firmware", kind: "domain", inputs: () => ({ firmware: "coreboot" }), at: "check", property: "firmware", says: /"bios" or "uefi"/ },
+  { what: "a hostname with underscores", kind: "domain", inputs: () => ({ cloudInit: { hostname: "web_1" } }), at: "check", property: "cloudInit.hostname", says: /not a host name/ },
+  { what: "a waitForIp timeout in words", kind: "domain", inputs: () => ({ waitForIp: { timeout: "soon" } }), at: "check", property: "waitForIp.timeout", says: /"30s", "5m"/ },
+  { what: "a read-only TMPDIR for the seed ISO", kind: "domain", inputs: () => ({ cloudInit: { hostname: "vm" } }), at: "create", property: "cloudInit", says: /TMPDIR/, env: (c) => ({ TMPDIR: path.join(c.tmp, "ro") }) },
+];
+
+describe("bad inputs", function () {
+  this.timeout(120_000);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "bad-"));
+  let ctx: Ctx;
+  let server: FileServer;
+  const mounts: string[] = [];
+
+  before(async () => {
+    const lab = labEnv();
+    server = await FileServer.start(lab.image);
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "right", "-f", path.join(tmp, "enc")]);
+    fs.writeFileSync(path.join(tmp, "kh-empty"), "");
+    fs.writeFileSync(path.join(tmp, "disk.vmdk"), Buffer.concat([Buffer.from("KDMV"), Buffer.alloc(1020)]));
+    // a read-only and a full temp directory (tmpfs: root is not exempt from either)
+    for (const [dir, opts] of [["ro", "ro,size=1m"], ["full", "size=64k"]]) {
+      fs.mkdirSync(path.join(tmp, dir));
+      execFileSync("mount", ["-t", "tmpfs", "-o", opts, "tmpfs", path.join(tmp, dir)]);
+      mounts.push(path.join(tmp, dir));
+    }
+    const baseImage = "bad-input-base.qcow2";
+    execFileSync("virsh", ["-q", "-c", "qemu:///system", "vol-create-as", lab.pool, baseImage, "64M", "--format", "qcow2"]);
+    ctx = { lab, host: labHost(lab), tmp, url: server.url(), baseImage };
+  });
+
+  after(async () => {
+    for (const m of mounts) execFileSync("umount", [m]);
+    execFileSync("virsh", ["-q", "-c", "qemu:///system", "vol-delete", "--pool", labEnv().pool, "bad-input-base.qcow2"]);
+    await server.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it(`has at least 40 cases (${cases.length})`, () => assert.ok(cases.length >= 40));
+
+  for (const c of cases) {
+    it(`${c.kind}: ${c.what} → ${c.at} names ${c.property}`, async () => {
+      const volumes = volumeNames(ctx.lab);
+      const domains = domainNames();
+      const provider = providers[c.kind];
+      const news = { ...valid(ctx, c.kind), ...c.inputs(ctx) };
+      const saved: Record<string, string | undefined> = {};
+      for (const [k, v] of Object.entries(c.env?.(ctx) ?? {})) { saved[k] = process.env[k]; process.env[k] = v; }
+      const hang = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("hung for 60 s")), 60_000).unref());
+      try {
+        const checked = await Promise.race([provider.check(undefined, news), hang]);
+        if (c.at === "check") {
+          const f = checked.failures.find((x) => x.property === c.property);
+          assert.ok(f, `no failure on ${c.property}: ${JSON.stringify(checked.failures)}`);
+          assert.match(f.reason, c.says);
+          assert.doesNotMatch(f.reason, /\n\s+at /, "no stack trace");
+        } else {
+          assert.deepStrictEqual(checked.failures, [], "only the host can tell this one");
+          let err: Error | undefined;
+          try { await Promise.race([provider.create(checked.inputs), hang]); } catch (e) { err = e as Error; }
+          assert.ok(err, "create must fail");
+          assert.ok(err.message.includes(c.property), `names ${c.property}: ${err.message}`);
+          assert.match(err.message, c.says);
+          assert.doesNotMatch(err.message, /\n\s+at /, "no stack trace");
+        }
+      } finally {
+        for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
+      }
+      assert.deepStrictEqual(volumeNames(ctx.lab), volumes, "volumes unchanged");
+      assert.deepStrictEqual(domainNames(), domains, "domains unchanged");
+    });
+  }
+});
