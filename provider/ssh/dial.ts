@@ -94,7 +94,12 @@ function connectHop(host: ResolvedHost, target: HopTarget, material: AuthMateria
     signal.addEventListener("abort", onAbort, { once: true });
     client.on("connect", () => { state.tcpUp = true; });
     client.once("ready", () => { signal.removeEventListener("abort", onAbort); resolve(client); });
-    client.once("error", (err: Error & { level?: string }) => {
+    // ssh2 may emit more than one error while failing (e.g. a timeout, then "Connection
+    // lost before handshake"): keep a listener for good, report only the first
+    let failed = false;
+    client.on("error", (err: Error & { level?: string }) => {
+      if (failed) return;
+      failed = true;
       signal.removeEventListener("abort", onAbort);
       client.destroy();
       reject(sshError(host.label, target, err, state));

@@ -9,6 +9,8 @@ import { LabEnv } from "./lab";
 
 export interface TestSshd {
   port: number;
+  /** Kills every session process of this sshd (SIGKILL), as a crash of sshd would; the listener stays. */
+  killSessions(): void;
   stop(): void;
 }
 
@@ -34,6 +36,9 @@ export async function startSshd(lab: LabEnv, overrides: Record<string, string>):
   // the lab's known_hosts holds the lab's host key for its own ports: add this one
   return {
     port,
+    killSessions: () => {
+      try { execFileSync("pkill", ["-KILL", "-P", fs.readFileSync(pidFile, "utf8").trim()]); } catch { /* no session */ }
+    },
     stop: () => {
       try { process.kill(Number(fs.readFileSync(pidFile, "utf8")), "SIGTERM"); } catch { /* gone */ }
       fs.rmSync(dir, { recursive: true, force: true });
