@@ -5,11 +5,12 @@ import * as os from "os";
 import * as path from "path";
 import { labEnv } from "../test/support/lab";
 import { callsBenchmark } from "./calls";
+import { fleetBenchmark } from "./fleet";
 import { Benchmark, Row, tmpdir } from "./harness";
 import { sparseBenchmark } from "./sparse";
 import { uploadBenchmark } from "./upload";
 
-const all: Benchmark[] = [uploadBenchmark, sparseBenchmark, callsBenchmark];
+const all: Benchmark[] = [uploadBenchmark, sparseBenchmark, callsBenchmark, fleetBenchmark];
 
 async function main(): Promise<void> {
   const lab = labEnv();

@@ -4,7 +4,7 @@
 import { execFile } from "child_process";
 import { promisify } from "util";
 import { HostHealth } from "../provider/health/check";
-import { DomainState } from "../provider/libvirt/api";
+import { isActiveState } from "../provider/resources/domain-power";
 import { HostPool } from "../provider/pool/host-pool";
 import { LibvirtError } from "../provider/rpc/errors";
 import { HostConfig } from "../provider/ssh/host";
@@ -83,7 +83,7 @@ export async function stackTargets(stack: string, cwd: string): Promise<StackTar
             if (r.kind === "Domain") {
               const dom = await lv.lookupDomain(r.name);
               const { state } = await lv.domainState(dom);
-              const running = state === DomainState.RUNNING || state === DomainState.BLOCKED || state === DomainState.PAUSED;
+              const running = isActiveState(state);
               if (r.running !== undefined && running !== r.running) {
                 return { ...base, status: "drift", detail: `recorded ${r.running ? "running" : "stopped"}, host says ${running ? "running" : "not running"}` };
               }

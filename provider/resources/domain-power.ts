@@ -5,7 +5,9 @@ import { log } from "../log";
 import { LibvirtError } from "../rpc/errors";
 
 export function isActiveState(state: number): boolean {
-  return state === DomainState.RUNNING || state === DomainState.BLOCKED || state === DomainState.PAUSED || state === DomainState.PMSUSPENDED;
+  // SHUTDOWN means "being shut down": qemu still runs and the disks are still in use
+  return state === DomainState.RUNNING || state === DomainState.BLOCKED || state === DomainState.PAUSED
+    || state === DomainState.SHUTDOWN || state === DomainState.PMSUSPENDED;
 }
 
 export async function isActive(lv: Libvirt, dom: DomainRef): Promise<boolean> {
