@@ -4,16 +4,10 @@
 import * as path from "path";
 import { acceptedLogins } from "../test/support/hosts";
 import { LabEnv, repoRoot } from "../test/support/lab";
-import { e2eStack } from "../test/support/pulumi";
+import { e2eStack, probesPerHost } from "../test/support/pulumi";
 import { Benchmark, fmtSeconds, timed } from "./harness";
 
 const COUNT = 10;
-
-function probesPerHost(output: string): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const m of output.matchAll(/host=(\S+) rpc=virConnectGetLibVersion/g)) out[m[1]] = (out[m[1]] ?? 0) + 1;
-  return out;
-}
 
 export const fleetBenchmark: Benchmark = {
   name: "fleet",

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { HostArgs, hostInput } from "./host";
+import { hostInput } from "./host";
+import { StorageArgs, StorageResource } from "./storage";
 import { providerShim } from "./shim";
 
 export interface ImageSourceArgs {
@@ -11,27 +12,15 @@ export interface ImageSourceArgs {
   sha256?: pulumi.Input<string>;
 }
 
-export interface ImageArgs {
-  host: pulumi.Input<HostArgs>;
-  /** Storage pool (default "default"). */
-  pool?: pulumi.Input<string>;
-  /** Volume name in the pool (default: the resource name). */
-  name?: pulumi.Input<string>;
+export interface ImageArgs extends StorageArgs {
   source: pulumi.Input<ImageSourceArgs>;
   /** Asserts the format; it is always read from the image header. */
   format?: pulumi.Input<"qcow2" | "raw">;
 }
 
 /** A base disk image uploaded into a storage pool. */
-export class Image extends pulumi.dynamic.Resource {
-  public readonly name!: pulumi.Output<string>;
-  public readonly pool!: pulumi.Output<string>;
-  public readonly path!: pulumi.Output<string>;
-  public readonly key!: pulumi.Output<string>;
-  public readonly format!: pulumi.Output<"qcow2" | "raw">;
-  public readonly capacityBytes!: pulumi.Output<number>;
+export class Image extends StorageResource {
   public readonly sha256!: pulumi.Output<string>;
-  public readonly host!: pulumi.Output<HostArgs>;
 
   constructor(name: string, args: ImageArgs, opts?: pulumi.CustomResourceOptions) {
     super(providerShim, name, {

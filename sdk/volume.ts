@@ -1,13 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
-import { HostArgs, hostInput } from "./host";
+import { hostInput } from "./host";
+import { StorageArgs, StorageResource } from "./storage";
 import { Image } from "./image";
 import { providerShim } from "./shim";
 
-export interface VolumeArgs {
-  host: pulumi.Input<HostArgs>;
-  pool?: pulumi.Input<string>;
-  /** Volume name in the pool (default: the resource name). */
-  name?: pulumi.Input<string>;
+export interface VolumeArgs extends StorageArgs {
   /** Copy-on-write base: an Image, or the name of a volume in the same pool. */
   baseImage?: Image | pulumi.Input<string>;
   /** "20GiB", "512MiB" or bytes; defaults to the image's size. Growing resizes in place. */
@@ -16,15 +13,8 @@ export interface VolumeArgs {
 }
 
 /** A disk: blank, or a copy-on-write overlay of an Image. */
-export class Volume extends pulumi.dynamic.Resource {
-  public readonly name!: pulumi.Output<string>;
-  public readonly pool!: pulumi.Output<string>;
-  public readonly path!: pulumi.Output<string>;
-  public readonly key!: pulumi.Output<string>;
-  public readonly format!: pulumi.Output<"qcow2" | "raw">;
-  public readonly capacityBytes!: pulumi.Output<number>;
+export class Volume extends StorageResource {
   public readonly baseImage!: pulumi.Output<string | undefined>;
-  public readonly host!: pulumi.Output<HostArgs>;
 
   constructor(name: string, args: VolumeArgs, opts?: pulumi.CustomResourceOptions) {
     const base = args.baseImage instanceof Image ? args.baseImage.name : args.baseImage;

@@ -49,7 +49,28 @@ export function formatVersion(v: bigint): string {
 type Lookup<T> = { value: T } | { error: unknown };
 const settle = <T>(p: Promise<T>): Promise<Lookup<T>> => p.then((value) => ({ value }), (error) => ({ error }));
 
-export async function checkHost(config: HostConfig, opts: HealthOptions, pool: HostPool = hostPool): Promise<HostHealth> {
+interface Answers {
+  version?: bigint;
+  hostname?: string;
+  poolInfo?: Lookup<{ info: { state: number; capacity: bigint; allocation: bigint; available: bigint } }>;
+  network?: Lookup<boolean>;
+}
+
+/** What the probe asks: the daemon's identity (unless `storageOnly`), then pool and network. */
+async function ask(pool: HostPool, config: HostConfig, opts: HealthOptions, storageOnly: boolean): Promise<Answers> {
+  return pool.probe(config, async (lv) => {
+    const [version, hostname] = storageOnly ? [undefined, undefined] : await Promise.all([lv.libVersion(), lv.hostname()]);
+    const poolInfo = opts.pool ? await settle(lv.lookupPool(opts.pool).then(async (p) => ({ info: await lv.poolInfo(p) }))) : undefined;
+    const network = opts.network ? await settle(lv.lookupNetwork(opts.network).then((n) => lv.networkIsActive(n))) : undefined;
+    return { version, hostname, poolInfo, network };
+  }, opts.timeoutMs);
+}
+
+/**
+ * Checks one host. With `storageOnly` the daemon's version and hostname are not asked
+ * again (the memo has them) and only the pool and network verdicts are made.
+ */
+export async function checkHost(config: HostConfig, opts: HealthOptions, pool: HostPool = hostPool, storageOnly = false): Promise<HostHealth> {
   const started = Date.now();
   const label = pool.describe(config).label;
   const done = (h: Omit<HostHealth, "host" | "latencyMs">): HostHealth => ({ host: label, ...h, latencyMs: Date.now() - started });
@@ -57,20 +78,15 @@ export async function checkHost(config: HostConfig, opts: HealthOptions, pool: H
     const c = classify(err);
     return done({ ok: false, stage, class: c.errorClass, error: c.message, ...extra });
   };
-  let answers;
+  let answers: Answers;
   try {
-    answers = await pool.probe(config, async (lv) => {
-      const [version, hostname] = await Promise.all([lv.libVersion(), lv.hostname()]);
-      const poolInfo = opts.pool ? await settle(lv.lookupPool(opts.pool).then(async (p) => ({ ref: p, info: await lv.poolInfo(p) }))) : undefined;
-      const network = opts.network ? await settle(lv.lookupNetwork(opts.network).then((n) => lv.networkIsActive(n))) : undefined;
-      return { version, hostname, poolInfo, network };
-    }, opts.timeoutMs);
+    answers = await ask(pool, config, opts, storageOnly);
   } catch (err) {
     if (err instanceof DialError) return fail(err.stage, err);
     if (classify(err).errorClass === "timeout") return fail("timeout", err);
     return fail("libvirt-connect", err);
   }
-  const base = { libvirtVersion: formatVersion(answers.version), hostname: answers.hostname };
+  const base = answers.version === undefined ? {} : { libvirtVersion: formatVersion(answers.version), hostname: answers.hostname };
   let poolHealth: PoolHealth | undefined;
   if (opts.pool && answers.poolInfo) {
     if ("error" in answers.poolInfo) {

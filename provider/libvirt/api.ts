@@ -39,8 +39,6 @@ export const DomainXmlFlags = { SECURE: 1, INACTIVE: 2 } as const;
 export const MetadataType = { DESCRIPTION: 0, TITLE: 1, ELEMENT: 2 } as const;
 /** virDomainModificationImpact */
 export const Impact = { CURRENT: 0, LIVE: 1, CONFIG: 2 } as const;
-/** virStorageVolResizeFlags */
-export const ResizeFlags = { ALLOCATE: 1, DELTA: 2, SHRINK: 4 } as const;
 
 type S = AbortSignal | undefined;
 
@@ -51,7 +49,6 @@ export interface Libvirt {
   lookupPool(name: string, signal?: S): Promise<PoolRef>;
   poolInfo(pool: PoolRef, signal?: S): Promise<PoolInfo>;
   poolXml(pool: PoolRef, signal?: S): Promise<string>;
-  refreshPool(pool: PoolRef, signal?: S): Promise<void>;
   listVolumes(pool: PoolRef, signal?: S): Promise<VolumeRef[]>;
 
   lookupVolume(pool: PoolRef, name: string, signal?: S): Promise<VolumeRef>;

@@ -15,7 +15,6 @@ export class RpcLibvirt implements Libvirt {
   async lookupPool(name: string, signal?: S) { return (await this.client.call("storagePoolLookupByName", { name }, signal)).pool; }
   async poolInfo(pool: PoolRef, signal?: S): Promise<PoolInfo> { return this.client.call("storagePoolGetInfo", { pool }, signal); }
   async poolXml(pool: PoolRef, signal?: S) { return (await this.client.call("storagePoolGetXmlDesc", { pool, flags: 0 }, signal)).xml; }
-  async refreshPool(pool: PoolRef, signal?: S) { await this.client.call("storagePoolRefresh", { pool, flags: 0 }, signal); }
   async listVolumes(pool: PoolRef, signal?: S) {
     return (await this.client.call("storagePoolListAllVolumes", { pool, needResults: 1, flags: 0 }, signal)).vols;
   }

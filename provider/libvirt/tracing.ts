@@ -31,7 +31,6 @@ const specs: { [K in keyof Libvirt]: TraceSpec } = {
   lookupPool: { proc: "storagePoolLookupByName", ids: ([name]) => ({ pool: name }), result: (p) => ({ uuid: uuid(p.uuid) }) },
   poolInfo: { proc: "storagePoolGetInfo", ids: ([p]) => ({ pool: pool(p) }), result: (i) => ({ state: i.state, available: i.available }) },
   poolXml: { proc: "storagePoolGetXmlDesc", ids: ([p]) => ({ pool: pool(p) }), xml: (_a, x) => x },
-  refreshPool: { proc: "storagePoolRefresh", ids: ([p]) => ({ pool: pool(p) }) },
   listVolumes: { proc: "storagePoolListAllVolumes", ids: ([p]) => ({ pool: pool(p) }), result: (v) => ({ count: v.length }) },
   lookupVolume: { proc: "storageVolLookupByName", ids: ([p, name]) => ({ vol: `${pool(p)}/${name}` }), result: (v) => ({ key: v.key }) },
   volumeInfo: { proc: "storageVolGetInfo", ids: ([v]) => ({ vol: vol(v) }), result: (i) => ({ capacity: i.capacity, allocation: i.allocation }) },

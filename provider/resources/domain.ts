@@ -5,7 +5,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { explain, KvmError } from "../errors";
 import { buildSeed, CloudInit } from "../iso/seed";
-import { DomainRef, Libvirt, UndefineFlags } from "../libvirt/api";
+import { DomainRef, DomainXmlFlags, Libvirt, UndefineFlags } from "../libvirt/api";
 import { hostPool } from "../pool/host-pool";
 import { LibvirtError } from "../rpc/errors";
 import { stageTempDir } from "../image/source";
@@ -341,7 +341,7 @@ export const domainProvider: ResourceProvider<DomainInputs, DomainOutputs> = {
         const redefine = UPDATE_KEYS.some((k) => !deepEqual(olds[k], news[k]));
         const wasActive = await isActive(lv, dom);
         if (redefine) {
-          const current = parseDomainXml(await lv.domainXml(dom, 2 /* INACTIVE: the persistent config */));
+          const current = parseDomainXml(await lv.domainXml(dom, DomainXmlFlags.INACTIVE /* the persistent config */));
           const disks = await resolveDisks(lv, news, host);
           const seedPath = current.disks.find((x) => x.device === "cdrom" && olds.seedVolume && x.path.endsWith(`/${olds.seedVolume}`))?.path;
           // same UUID and the same MAC for every interface that stays

@@ -10,9 +10,9 @@ import { HostConfig } from "../ssh/host";
 import { volumeXml } from "../xml/volume";
 import { checkHostHealth, checkHostInput, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
 import { progressReporter } from "./progress";
-import { describeVolume, findPool, findVolume, volumesBackedBy } from "./storage";
+import { deleteVolume, describeVolume, poolForNewVolume, readVolume, volumesBackedBy } from "./storage";
 import { DiffResult, ResourceProvider } from "./types";
-import { clearLeftovers, rollback } from "./rollback";
+import { rollback } from "./rollback";
 
 export interface ImageInputs {
   host: HostConfig;
@@ -116,14 +116,7 @@ export const imageProvider: ResourceProvider<ImageInputs, ImageOutputs> = {
         throw err;
       }
       const vol = await hostPool.run(inputs.host, async (lv) => {
-        await clearLeftovers(inputs.host, lv);
-        const pool = await findPool(lv, inputs.pool);
-        if (!pool) throw new KvmError("not-found", `storage pool "${inputs.pool}" does not exist`, { host, property: "pool", codeName: "VIR_ERR_NO_STORAGE_POOL", fix: "Create and start the pool on the host, or set pool" });
-        if (await findVolume(lv, pool, inputs.name)) {
-          throw new KvmError("conflict", `volume "${inputs.name}" already exists in pool "${inputs.pool}"`, {
-            host, property: "name", fix: "Pulumi cannot adopt it (dynamic resources have no import): delete it on the host or choose another name",
-          });
-        }
+        const pool = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name);
         return lv.createVolume(pool, volumeXml({ name: inputs.name, capacityBytes: header.format === "qcow2" ? header.virtualSize : header.fileSize, format: header.format }));
       }, { mutating: true });
       try {
@@ -131,9 +124,9 @@ export const imageProvider: ResourceProvider<ImageInputs, ImageOutputs> = {
           await lv.uploadVolume(vol, fileChunks(local.file, { sparse: true }), {
             sparse: true, onProgress: progressReporter(host, `${inputs.pool}/${inputs.name}`, header.fileSize),
           });
-          const pool = await lv.lookupPool(inputs.pool);
-          await lv.refreshPool(pool);
-          const d = await describeVolume(lv, await lv.lookupVolume(pool, inputs.name));
+          // no pool refresh: libvirt refuses it while another upload runs in the pool
+          // ("pool has asynchronous jobs running"); the volume's own XML has what we need
+          const d = await describeVolume(lv, vol);
           const outs: ImageOutputs = {
             ...inputs, kvmKind: "Image", path: d.path, key: d.key ?? vol.key, format: header.format, capacityBytes: d.capacityBytes, sha256: local.sha256,
           };
@@ -153,18 +146,7 @@ export const imageProvider: ResourceProvider<ImageInputs, ImageOutputs> = {
   },
 
   async read(id, props) {
-    const host = hostLabel(props.host);
-    try {
-      return await hostPool.run(props.host, async (lv) => {
-        const pool = await findPool(lv, props.pool);
-        const vol = pool && (await findVolume(lv, pool, props.name));
-        if (!vol) return { id: "", props };
-        const d = await describeVolume(lv, vol);
-        return { id, props: { ...props, path: d.path, key: d.key ?? vol.key, capacityBytes: d.capacityBytes, format: (d.format as ImageOutputs["format"]) ?? props.format } };
-      });
-    } catch (err) {
-      throw explain(err, host, `reading image ${props.pool}/${props.name}`);
-    }
+    return readVolume(id, props, "image");
   },
 
   async update(_id, olds, news) {
@@ -173,22 +155,10 @@ export const imageProvider: ResourceProvider<ImageInputs, ImageOutputs> = {
   },
 
   async delete(_id, props) {
-    const host = hostLabel(props.host);
-    try {
-      await hostPool.run(props.host, async (lv) => {
-        const pool = await findPool(lv, props.pool);
-        const vol = pool && (await findVolume(lv, pool, props.name));
-        if (!pool || !vol) return; // already gone
-        const users = await volumesBackedBy(lv, pool, props.path);
-        if (users.length) {
-          throw new KvmError("conflict", `image ${props.pool}/${props.name} still backs ${users.length} volume(s): ${users.join(", ")}`, {
-            host, fix: "Delete those volumes first (their data depends on this image)",
-          });
-        }
-        await lv.deleteVolume(vol);
-      }, { mutating: true });
-    } catch (err) {
-      throw explain(err, host, `deleting image ${props.pool}/${props.name}`);
-    }
+    await deleteVolume(props, "image", async (lv, pool) => {
+      const users = await volumesBackedBy(lv, pool, props.path);
+      if (users.length) return `image ${props.pool}/${props.name} still backs ${users.length} volume(s): ${users.join(", ")}. Delete those volumes first (their data depends on this image)`;
+      return undefined;
+    });
   },
 };

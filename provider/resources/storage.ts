@@ -1,6 +1,11 @@
 // Storage helpers shared by Image and Volume: finding volumes, who uses them, and
 // their description as resource outputs.
+import { explain, KvmError } from "../errors";
+import { hostPool } from "../pool/host-pool";
 import { LibvirtError } from "../rpc/errors";
+import { HostConfig } from "../ssh/host";
+import { hostLabel } from "./common";
+import { clearLeftovers } from "./rollback";
 import { Libvirt, PoolRef, VolumeRef } from "../libvirt/api";
 import { parseVolumeXml, VolumeDescription } from "../xml/volume";
 import { at, children, node, parseXml } from "../xml/dom";
@@ -54,4 +59,62 @@ export async function domainsUsing(lv: Libvirt, path: string): Promise<string[]>
     }
   }
   return out;
+}
+
+/** Where a new volume goes: the pool (which must exist) with no volume of that name yet. */
+export async function poolForNewVolume(lv: Libvirt, host: HostConfig, poolName: string, name: string): Promise<PoolRef> {
+  const label = hostLabel(host);
+  await clearLeftovers(host, lv);
+  const pool = await findPool(lv, poolName);
+  if (!pool) {
+    throw new KvmError("not-found", `storage pool "${poolName}" does not exist`, { host: label, property: "pool", codeName: "VIR_ERR_NO_STORAGE_POOL", fix: "Create and start the pool on the host, or set pool" });
+  }
+  if (await findVolume(lv, pool, name)) {
+    throw new KvmError("conflict", `volume "${name}" already exists in pool "${poolName}"`, {
+      host: label, property: "name", fix: "Pulumi cannot adopt it (dynamic resources have no import): delete it on the host or choose another name",
+    });
+  }
+  return pool;
+}
+
+interface StoredVolume {
+  host: HostConfig;
+  pool: string;
+  name: string;
+  path: string;
+  key: string;
+  format: string;
+  capacityBytes: number;
+}
+
+/** `read` of a volume-backed resource: refreshed from the host, or gone (empty id). */
+export async function readVolume<P extends StoredVolume>(id: string, props: P, what: string): Promise<{ id: string; props: P }> {
+  try {
+    return await hostPool.run(props.host, async (lv) => {
+      const pool = await findPool(lv, props.pool);
+      const vol = pool && (await findVolume(lv, pool, props.name));
+      if (!vol) return { id: "", props };
+      const d = await describeVolume(lv, vol);
+      return { id, props: { ...props, path: d.path, key: d.key ?? vol.key, capacityBytes: d.capacityBytes, format: d.format ?? props.format } };
+    });
+  } catch (err) {
+    throw explain(err, hostLabel(props.host), `reading ${what} ${props.pool}/${props.name}`);
+  }
+}
+
+/** `delete` of a volume-backed resource: gone is success; `users` names what still needs it. */
+export async function deleteVolume(props: StoredVolume, what: string, users: (lv: Libvirt, pool: PoolRef) => Promise<string | undefined>): Promise<void> {
+  const host = hostLabel(props.host);
+  try {
+    await hostPool.run(props.host, async (lv) => {
+      const pool = await findPool(lv, props.pool);
+      const vol = pool && (await findVolume(lv, pool, props.name));
+      if (!pool || !vol) return;
+      const refusal = await users(lv, pool);
+      if (refusal) throw new KvmError("conflict", refusal, { host });
+      await lv.deleteVolume(vol);
+    }, { mutating: true });
+  } catch (err) {
+    throw explain(err, host, `deleting ${what} ${props.pool}/${props.name}`);
+  }
 }

@@ -5,8 +5,8 @@ import { HostConfig } from "../ssh/host";
 import { parseSize } from "../units";
 import { volumeXml, VolumeFormat } from "../xml/volume";
 import { checkHostHealth, checkHostInput, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
-import { describeVolume, domainsUsing, findPool, findVolume } from "./storage";
-import { clearLeftovers, rollback } from "./rollback";
+import { deleteVolume, describeVolume, domainsUsing, findVolume, poolForNewVolume, readVolume } from "./storage";
+import { rollback } from "./rollback";
 import { DiffResult, ResourceProvider } from "./types";
 
 export interface VolumeInputs {
@@ -79,14 +79,7 @@ export const volumeProvider: ResourceProvider<VolumeInputs, VolumeOutputs> = {
     const host = hostLabel(inputs.host);
     try {
       return await hostPool.run(inputs.host, async (lv) => {
-        await clearLeftovers(inputs.host, lv);
-        const pool = await findPool(lv, inputs.pool);
-        if (!pool) throw new KvmError("not-found", `storage pool "${inputs.pool}" does not exist`, { host, property: "pool", codeName: "VIR_ERR_NO_STORAGE_POOL", fix: "Create and start the pool on the host, or set pool" });
-        if (await findVolume(lv, pool, inputs.name)) {
-          throw new KvmError("conflict", `volume "${inputs.name}" already exists in pool "${inputs.pool}"`, {
-            host, property: "name", fix: "Pulumi cannot adopt it: delete it on the host or choose another name",
-          });
-        }
+        const pool = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name);
         let backing: { path: string; format: VolumeFormat; capacityBytes: number } | undefined;
         if (inputs.baseImage) {
           const base = await findVolume(lv, pool, inputs.baseImage);
@@ -115,18 +108,7 @@ export const volumeProvider: ResourceProvider<VolumeInputs, VolumeOutputs> = {
   },
 
   async read(id, props) {
-    const host = hostLabel(props.host);
-    try {
-      return await hostPool.run(props.host, async (lv) => {
-        const pool = await findPool(lv, props.pool);
-        const vol = pool && (await findVolume(lv, pool, props.name));
-        if (!vol) return { id: "", props };
-        const d = await describeVolume(lv, vol);
-        return { id, props: { ...props, path: d.path, key: d.key ?? vol.key, capacityBytes: d.capacityBytes, format: (d.format as VolumeFormat) ?? props.format } };
-      });
-    } catch (err) {
-      throw explain(err, host, `reading volume ${props.pool}/${props.name}`);
-    }
+    return readVolume(id, props, "volume");
   },
 
   async update(_id, olds, news) {
@@ -147,22 +129,9 @@ export const volumeProvider: ResourceProvider<VolumeInputs, VolumeOutputs> = {
   },
 
   async delete(_id, props) {
-    const host = hostLabel(props.host);
-    try {
-      await hostPool.run(props.host, async (lv) => {
-        const pool = await findPool(lv, props.pool);
-        const vol = pool && (await findVolume(lv, pool, props.name));
-        if (!vol) return;
-        const users = await domainsUsing(lv, props.path);
-        if (users.length) {
-          throw new KvmError("conflict", `volume ${props.pool}/${props.name} is attached to domain ${users.join(", ")}`, {
-            host, fix: "Delete or detach the domain first",
-          });
-        }
-        await lv.deleteVolume(vol);
-      }, { mutating: true });
-    } catch (err) {
-      throw explain(err, host, `deleting volume ${props.pool}/${props.name}`);
-    }
+    await deleteVolume(props, "volume", async (lv) => {
+      const users = await domainsUsing(lv, props.path);
+      return users.length ? `volume ${props.pool}/${props.name} is attached to domain ${users.join(", ")}. Delete or detach the domain first` : undefined;
+    });
   },
 };

@@ -2,7 +2,7 @@
 // preview, up, preview (no changes), refresh (no changes), an in-place update, destroy.
 import * as assert from "assert";
 import * as path from "path";
-import { e2eStack, E2eStack } from "../support/pulumi";
+import { e2eStack, E2eStack, probesPerHost } from "../support/pulumi";
 import { runCli } from "../support/cli";
 import { acceptedLogins } from "../support/hosts";
 import { labEnv, repoRoot } from "../support/lab";
@@ -126,15 +126,18 @@ describe("e2e: previews of broken hosts fail in check with the reason", function
 describe("e2e: the fleet example", function () {
   this.timeout(300_000);
 
-  it("previews with one SSH connection per host", async () => {
+  it("previews with one SSH connection and one daemon probe per host", async () => {
     const lab = labEnv();
-    const e = await e2eStack(path.join(repoRoot, "examples", "fleet"), `e2efleet${process.pid}`, { count: "6" });
+    const e = await e2eStack(path.join(repoRoot, "examples", "fleet"), `e2efleet${process.pid}`, { count: "6" }, { PULUMI_KVM_LOG: "1" });
     try {
       const before = [acceptedLogins(lab.sshdLog), acceptedLogins(lab.sshdLog2)];
-      const p = await e.stack.preview();
+      const out: string[] = [];
+      const p = await e.stack.preview({ onOutput: (s) => out.push(s) });
       assert.deepStrictEqual(only(p.changeSummary), { create: 1 + 2 + 6 + 6 });
       await new Promise((r) => setTimeout(r, 300));
       assert.deepStrictEqual([acceptedLogins(lab.sshdLog) - before[0], acceptedLogins(lab.sshdLog2) - before[1]], [1, 1]);
+      const probes = probesPerHost(out.join(""));
+      assert.deepStrictEqual([probes[`root@127.0.0.1:${lab.port}`], probes[`root@127.0.0.1:${lab.port2}`]], [1, 1], "the check hooks of 8 resources per host cost one probe");
     } finally {
       await e.remove();
     }

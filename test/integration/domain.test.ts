@@ -7,15 +7,11 @@ import { create as xml } from "xmlbuilder2";
 import { domainProvider, DomainInputs, DomainOutputs } from "../../provider/resources/domain";
 import { imageProvider, ImageInputs, ImageOutputs } from "../../provider/resources/image";
 import { volumeProvider, VolumeInputs, VolumeOutputs } from "../../provider/resources/volume";
+import { checked } from "../support/checked";
 import { labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
 import { domainNames, leases, virsh, volumeNames } from "../support/virsh";
 
-async function checked<I>(p: { check(o: any, n: I): Promise<{ inputs: I; failures: { property: string; reason: string }[] }> }, news: I): Promise<I> {
-  const r = await p.check(undefined, news);
-  assert.deepStrictEqual(r.failures, [], JSON.stringify(r.failures));
-  return r.inputs;
-}
 
 describe("Domain", function () {
   this.timeout(300_000);

@@ -10,6 +10,7 @@ import { hostPool } from "../../provider/pool/host-pool";
 import { imageProvider, ImageInputs, ImageOutputs } from "../../provider/resources/image";
 import { volumeProvider, VolumeInputs, VolumeOutputs } from "../../provider/resources/volume";
 import { providerShim } from "../../sdk/shim";
+import { checked } from "../support/checked";
 import { labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
 import { FileServer } from "../support/http-server";
@@ -23,11 +24,6 @@ function sha256(file: string): string {
   return crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex");
 }
 
-async function checked<I>(p: { check(o: any, n: I): Promise<{ inputs: I; failures: { property: string; reason: string }[] }> }, news: I): Promise<I> {
-  const r = await p.check(undefined, news);
-  assert.deepStrictEqual(r.failures, [], JSON.stringify(r.failures));
-  return r.inputs;
-}
 
 describe("Image and Volume", function () {
   this.timeout(180_000);

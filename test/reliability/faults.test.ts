@@ -15,6 +15,7 @@ import { domainProvider, DomainInputs, DomainOutputs } from "../../provider/reso
 import { imageProvider, ImageInputs, ImageOutputs } from "../../provider/resources/image";
 import { volumeProvider, VolumeInputs, VolumeOutputs } from "../../provider/resources/volume";
 import { HostConfig } from "../../provider/ssh/host";
+import { checked } from "../support/checked";
 import { labHost } from "../support/hosts";
 import { LabEnv, labEnv } from "../support/lab";
 import { knownHostsFor, startSshd } from "../support/sshd";
@@ -36,11 +37,6 @@ class Known {
   }
 }
 
-async function checked<I>(p: { check(o: any, n: I): Promise<{ inputs: I; failures: { property: string; reason: string }[] }> }, news: I): Promise<I> {
-  const r = await p.check(undefined, news);
-  assert.deepStrictEqual(r.failures, [], JSON.stringify(r.failures));
-  return r.inputs;
-}
 
 function randomFile(file: string, mib: number): void {
   const fd = fs.openSync(file, "w");

@@ -42,3 +42,16 @@ export async function e2eStack(workDir: string, stackName: string, config: Recor
     },
   };
 }
+
+/** The Diagnostics section of a run's output (progress lines repeat what it holds). */
+export function diagnostics(output: string): string {
+  const i = output.lastIndexOf("Diagnostics:");
+  return i < 0 ? "" : output.slice(i);
+}
+
+/** Health probes per host in a run at PULUMI_KVM_LOG ≥ 1: the daemon version calls. */
+export function probesPerHost(output: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of diagnostics(output).matchAll(/host=(\S+) rpc=virConnectGetLibVersion/g)) out[m[1]] = (out[m[1]] ?? 0) + 1;
+  return out;
+}

@@ -1,0 +1,22 @@
+import * as pulumi from "@pulumi/pulumi";
+import { HostArgs } from "./host";
+
+/** Where a volume-backed resource lives. */
+export interface StorageArgs {
+  host: pulumi.Input<HostArgs>;
+  /** Storage pool (default "default"). */
+  pool?: pulumi.Input<string>;
+  /** Volume name in the pool (default: the resource name). */
+  name?: pulumi.Input<string>;
+}
+
+/** The outputs Image and Volume share: a volume in a pool. */
+export abstract class StorageResource extends pulumi.dynamic.Resource {
+  public readonly name!: pulumi.Output<string>;
+  public readonly pool!: pulumi.Output<string>;
+  public readonly path!: pulumi.Output<string>;
+  public readonly key!: pulumi.Output<string>;
+  public readonly format!: pulumi.Output<"qcow2" | "raw">;
+  public readonly capacityBytes!: pulumi.Output<number>;
+  public readonly host!: pulumi.Output<HostArgs>;
+}
