@@ -76,7 +76,11 @@ export function checkHostInput(failures: Failures, host: unknown): HostConfig | 
 /** The host check of `check`: reachable, pool exists and runs (memoised per host). */
 export async function checkHostHealth(failures: Failures, host: HostConfig, pool: string, network?: string): Promise<{ availableBytes?: number }> {
   if (failures.length || isUnknown(host) || isUnknown(pool) || isUnknown(network)) return {};
-  if (process.env.PULUMI_KVM_SKIP_HOST_CHECK === "1") return {};
+  if (process.env.PULUMI_KVM_SKIP_HOST_CHECK === "1") {
+    // no host check asked for: key material that cannot be read only warns now
+    hostPool.warnEarly(host);
+    return {};
+  }
   const h = await memoisedHealth(host, { pool, network, timeoutMs: 15_000 });
   if (!h.ok) {
     const property = h.stage === "pool" ? "pool" : h.stage === "network" ? "networkInterfaces" : "host";

@@ -1,5 +1,6 @@
 // Diff tables of the storage resources: what replaces, what updates, what is no change.
 import * as assert from "assert";
+import { setLogSink } from "../../provider/log";
 import { UNKNOWN } from "../../provider/resources/common";
 import { imageProvider, ImageOutputs } from "../../provider/resources/image";
 import { volumeProvider, VolumeOutputs } from "../../provider/resources/volume";
@@ -55,6 +56,20 @@ describe("Volume diff", () => {
 });
 
 describe("storage check", () => {
+  it("with the host check off, only warns about a key file that is missing", async () => {
+    const lines: string[] = [];
+    setLogSink((l) => lines.push(l));
+    process.env.PULUMI_KVM_SKIP_HOST_CHECK = "1";
+    try {
+      const r = await volumeProvider.check(undefined, { host: { ...host, privateKeyPath: "/nonexistent/key" }, resourceName: "v", capacity: "1GiB" } as any);
+      assert.deepStrictEqual(r.failures, []);
+      assert.ok(lines.some((l) => /warning: .*\/nonexistent\/key does not exist/.test(l)), lines.join("\n"));
+    } finally {
+      delete process.env.PULUMI_KVM_SKIP_HOST_CHECK;
+      setLogSink(undefined);
+    }
+  });
+
   it("fills defaults and tolerates unknowns", async () => {
     const r = await volumeProvider.check(undefined, { host: UNKNOWN as any, resourceName: "web-1-disk", baseImage: UNKNOWN } as any);
     assert.deepStrictEqual(r.failures, []);
