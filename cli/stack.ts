@@ -7,7 +7,7 @@ import { HostHealth } from "../provider/health/check";
 import { isActiveState } from "../provider/resources/domain-power";
 import { HostPool } from "../provider/pool/host-pool";
 import { LibvirtError } from "../provider/rpc/errors";
-import { HostConfig } from "../provider/ssh/host";
+import { HostConfig, hostIdentity, resolveHost } from "../provider/ssh/host";
 
 const run = promisify(execFile);
 
@@ -62,7 +62,7 @@ export function recordedResources(state: any): Recorded[] {
 }
 
 function hostKey(h: HostConfig): string {
-  return JSON.stringify([h.address, h.port ?? 22, h.user ?? "", h.socketPath ?? "", h.uri ?? ""]);
+  return hostIdentity(resolveHost(h));
 }
 
 export async function stackTargets(stack: string, cwd: string): Promise<StackTargets> {

@@ -5,12 +5,11 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { Libvirt } from "../libvirt/api";
 import { warn } from "../log";
 import { hostPool } from "../pool/host-pool";
 import { LibvirtError } from "../rpc/errors";
 import { HostConfig } from "../ssh/host";
-import { UndefineFlags } from "../libvirt/api";
+import { DomainState, Libvirt, UndefineFlags } from "../libvirt/api";
 
 export interface Leftover {
   host: HostConfig;
@@ -46,7 +45,7 @@ async function remove(lv: Libvirt, l: Leftover): Promise<void> {
       await lv.deleteVolume(await lv.lookupVolume(await lv.lookupPool(l.pool ?? "default"), l.name));
     } else {
       const dom = await lv.lookupDomain(l.name);
-      if ((await lv.domainState(dom)).state !== 5 /* shutoff */) await lv.destroyDomain(dom).catch(() => undefined);
+      if ((await lv.domainState(dom)).state !== DomainState.SHUTOFF) await lv.destroyDomain(dom).catch(() => undefined);
       await lv.undefineDomain(dom, UndefineFlags.NVRAM | UndefineFlags.MANAGED_SAVE | UndefineFlags.SNAPSHOTS_METADATA | UndefineFlags.CHECKPOINTS_METADATA);
     }
   } catch (err) {

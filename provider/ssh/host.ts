@@ -5,6 +5,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import SSHConfig from "ssh-config";
+import { DEFAULT_URI } from "../rpc/client";
 
 export interface HostConfig {
   /** Host name, IP address, or a Host alias of ~/.ssh/config. */
@@ -61,7 +62,6 @@ export interface ResolvedHost {
 }
 
 export const DEFAULT_SOCKET = "/var/run/libvirt/libvirt-sock";
-export const DEFAULT_URI = "qemu:///system";
 
 export function expandHome(p: string): string {
   return p === "~" ? os.homedir() : p.startsWith("~/") ? path.join(os.homedir(), p.slice(2)) : p;
