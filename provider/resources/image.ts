@@ -8,9 +8,9 @@ import { ImageSource, localImage } from "../image/source";
 import { hostPool } from "../pool/host-pool";
 import { HostConfig } from "../ssh/host";
 import { volumeXml } from "../xml/volume";
-import { checkHostHealth, checkHostInput, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
+import { checkHostHealth, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
 import { progressReporter } from "./progress";
-import { deleteVolume, describeVolume, poolForNewVolume, readVolume, volumesBackedBy } from "./storage";
+import { checkStorageInputs, deleteVolume, describeVolume, poolForNewVolume, readVolume, volumesBackedBy } from "./storage";
 import { DiffResult, ResourceProvider } from "./types";
 import { rollback } from "./rollback";
 
@@ -63,10 +63,7 @@ function checkSource(failures: Failures, source: unknown): ImageSource | undefin
 export const imageProvider: ResourceProvider<ImageInputs, ImageOutputs> = {
   async check(_olds, news) {
     const failures: Failures = [];
-    const inputs: ImageInputs = { ...news, pool: news.pool ?? "default", name: news.name ?? news.resourceName ?? "" };
-    inputs.host = checkHostInput(failures, news.host) as HostConfig;
-    checkName(failures, "name", inputs.name);
-    checkName(failures, "pool", inputs.pool);
+    const inputs = checkStorageInputs(failures, news);
     inputs.source = checkSource(failures, news.source) as ImageSource;
     if (news.format !== undefined && !isUnknown(news.format) && !["qcow2", "raw"].includes(news.format)) {
       failures.push({ property: "format", reason: `format must be "qcow2" or "raw" (it is read from the image header; give it only to assert it)` });

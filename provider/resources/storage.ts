@@ -4,7 +4,7 @@ import { explain, KvmError } from "../errors";
 import { hostPool } from "../pool/host-pool";
 import { LibvirtError } from "../rpc/errors";
 import { HostConfig } from "../ssh/host";
-import { hostLabel } from "./common";
+import { checkHostInput, checkName, Failures, hostLabel } from "./common";
 import { clearLeftovers } from "./rollback";
 import { Libvirt, PoolRef, VolumeRef } from "../libvirt/api";
 import { parseVolumeXml, VolumeDescription } from "../xml/volume";
@@ -117,4 +117,13 @@ export async function deleteVolume(props: StoredVolume, what: string, users: (lv
   } catch (err) {
     throw explain(err, host, `deleting ${what} ${props.pool}/${props.name}`);
   }
+}
+
+/** The part of `check` Image and Volume share: host, pool and name, defaults filled. */
+export function checkStorageInputs<I extends { host: HostConfig; pool: string; name: string; resourceName?: string }>(failures: Failures, news: I): I {
+  const inputs: I = { ...news, pool: news.pool ?? "default", name: news.name ?? news.resourceName ?? "" };
+  inputs.host = checkHostInput(failures, news.host) as HostConfig;
+  checkName(failures, "name", inputs.name);
+  checkName(failures, "pool", inputs.pool);
+  return inputs;
 }

@@ -4,8 +4,8 @@ import { hostPool } from "../pool/host-pool";
 import { HostConfig } from "../ssh/host";
 import { parseSize } from "../units";
 import { volumeXml, VolumeFormat } from "../xml/volume";
-import { checkHostHealth, checkHostInput, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
-import { deleteVolume, describeVolume, domainsUsing, findVolume, poolForNewVolume, readVolume } from "./storage";
+import { checkHostHealth, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
+import { checkStorageInputs, deleteVolume, describeVolume, domainsUsing, findVolume, poolForNewVolume, readVolume } from "./storage";
 import { rollback } from "./rollback";
 import { DiffResult, ResourceProvider } from "./types";
 
@@ -32,10 +32,7 @@ export interface VolumeOutputs extends VolumeInputs {
 export const volumeProvider: ResourceProvider<VolumeInputs, VolumeOutputs> = {
   async check(_olds, news) {
     const failures: Failures = [];
-    const inputs: VolumeInputs = { ...news, pool: news.pool ?? "default", name: news.name ?? news.resourceName ?? "" };
-    inputs.host = checkHostInput(failures, news.host) as HostConfig;
-    checkName(failures, "name", inputs.name);
-    checkName(failures, "pool", inputs.pool);
+    const inputs = checkStorageInputs(failures, news);
     if (news.baseImage !== undefined) checkName(failures, "baseImage", news.baseImage);
     if (news.capacity !== undefined && !isUnknown(news.capacity)) {
       const s = parseSize(news.capacity);
