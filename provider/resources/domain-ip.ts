@@ -61,3 +61,33 @@ export async function waitForAddress(lv: Libvirt, dom: DomainRef, wait: WaitForI
     delay = Math.min(delay * 1.5, 5000);
   }
 }
+
+/** DHCP lease expiry per MAC on the domain's libvirt networks (lease source only). */
+export async function leaseStamps(lv: Libvirt, nics: { mac: string; network?: string }[]): Promise<Map<string, bigint>> {
+  const out = new Map<string, bigint>();
+  for (const nic of nics) {
+    if (!nic.network || !nic.mac) continue;
+    try {
+      const leases = await lv.dhcpLeases(await lv.lookupNetwork(nic.network), nic.mac);
+      for (const l of leases) if (l.mac) out.set(l.mac.toLowerCase(), l.expirytime);
+    } catch (err) {
+      if (!(err instanceof LibvirtError)) throw err; // a network without leases tells nothing
+    }
+  }
+  return out;
+}
+
+/**
+ * After a restart the old lease is still valid, so an address is no proof the guest is
+ * back: wait until a lease was renewed (its expiry moved), bounded by the timeout.
+ */
+export async function waitForRenewedLease(lv: Libvirt, nics: { mac: string; network?: string }[], before: Map<string, bigint>, timeoutMs: number): Promise<boolean> {
+  if (before.size === 0) return true;
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const now = await leaseStamps(lv, nics);
+    if ([...before].some(([mac, t]) => (now.get(mac) ?? t) > t)) return true;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  return false;
+}

@@ -14,7 +14,7 @@ import { parseDuration, parseSize } from "../units";
 import { DiskSpec, domainXml, DomainSpec, InterfaceSpec, OWNER_NS, parseDomainXml } from "../xml/domain";
 import { volumeXml } from "../xml/volume";
 import { checkHostHealth, checkHostInput, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
-import { interfaceAddresses, IpFamily, IpSource, waitForAddress, WaitForIp } from "./domain-ip";
+import { interfaceAddresses, IpFamily, IpSource, leaseStamps, waitForAddress, WaitForIp, waitForRenewedLease } from "./domain-ip";
 import { isActive, isActiveState, stopGracefully } from "./domain-power";
 import { clearLeftovers, rollback } from "./rollback";
 import { describeVolume, findPool, findVolume } from "./storage";
@@ -335,11 +335,13 @@ export const domainProvider: ResourceProvider<DomainInputs, DomainOutputs> = {
   async update(id, olds, news) {
     const host = hostLabel(olds.host);
     try {
-      const dom = await hostPool.run(olds.host, async (lv) => {
+      let leasesBefore = new Map<string, bigint>();
+      const { dom, restarted } = await hostPool.run(olds.host, async (lv) => {
         const dom = await ownedDomain(lv, id, host, "update");
         if (!dom) throw new KvmError("not-found", `domain ${olds.name} (${id}) is gone`, { host, fix: "Run pulumi refresh, then pulumi up to recreate it" });
         const redefine = UPDATE_KEYS.some((k) => !deepEqual(olds[k], news[k]));
         const wasActive = await isActive(lv, dom);
+        let restarted = false;
         if (redefine) {
           const current = parseDomainXml(await lv.domainXml(dom, DomainXmlFlags.INACTIVE /* the persistent config */));
           const disks = await resolveDisks(lv, news, host);
@@ -348,18 +350,24 @@ export const domainProvider: ResourceProvider<DomainInputs, DomainOutputs> = {
           await lv.defineDomain(domainXml(specOf(news, disks, seedPath, olds.resourceName ?? olds.name, current.interfaces.map((i) => i.mac), current.uuid)));
           if (wasActive && news.running !== false) {
             // the running VM picks the change up only on a fresh start
+            leasesBefore = await leaseStamps(lv, olds.interfaces ?? []);
             await stopGracefully(lv, dom, shutdownMs(news), host);
             await lv.startDomain(dom);
+            restarted = true;
           }
         }
         if (news.running === false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
         if (news.running !== false && !(await isActive(lv, dom))) await lv.startDomain(dom);
         if (!!news.autostart !== (await lv.domainAutostart(dom))) await lv.setDomainAutostart(dom, !!news.autostart);
-        return dom;
+        return { dom, restarted };
       }, { mutating: true });
       return await hostPool.run(olds.host, async (lv) => {
         const wait = waitSpec(news.waitForIp);
-        if (wait && news.running !== false) await waitForAddress(lv, dom, wait);
+        if (wait && news.running !== false) {
+          const started = Date.now();
+          if (restarted && wait.source !== "agent") await waitForRenewedLease(lv, olds.interfaces ?? [], leasesBefore, wait.timeoutMs);
+          await waitForAddress(lv, dom, { ...wait, timeoutMs: Math.max(1000, wait.timeoutMs - (Date.now() - started)) });
+        }
         return { outs: await outputsOf(lv, dom, news, { seedVolume: olds.seedVolume }) };
       });
     } catch (err) {

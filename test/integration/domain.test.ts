@@ -68,7 +68,12 @@ describe("Domain", function () {
     assert.deepStrictEqual(await domainProvider.diff(web.uuid, web, news), { changes: false, replaces: [], deleteBeforeReplace: false });
   });
 
-  it("updates vcpu and memory in place, keeping the UUID and the MACs", async () => {
+  it("updates vcpu and memory in place, keeping the UUID and the MACs, and waits for the guest to come back", async () => {
+    const lab = labEnv();
+    const leaseOf = () => leases(lab.network).find((l) => l.mac === web.interfaces[0].mac);
+    const before = leaseOf();
+    assert.ok(before);
+    await new Promise((r) => setTimeout(r, 1100)); // lease expiry has second resolution
     const news = await checked(domainProvider, { ...web, vcpu: 2, memory: "320MiB" });
     const d = await domainProvider.diff(web.uuid, web, news);
     assert.deepStrictEqual([d.changes, d.replaces], [true, []]);
@@ -79,12 +84,15 @@ describe("Domain", function () {
     assert.strictEqual(outs.memory, 320);
     assert.strictEqual(outs.state, "running");
     assert.match(virsh(["dominfo", web.name]), /CPU\(s\):\s+2/);
+    assert.notStrictEqual(leaseOf()?.expiry, before.expiry, "waitForIp waited for the restarted guest's new lease, not the old one");
     web = outs;
   });
 
   it("stops the domain with running: false and starts it with true", async () => {
     const stop = await checked(domainProvider, { ...web, running: false, waitForIp: undefined });
+    const started = Date.now();
     const stopped = (await domainProvider.update(web.uuid, web, stop)).outs;
+    assert.ok(Date.now() - started < 15_000, "the guest shut down on ACPI, not by destroy after shutdownTimeout");
     assert.strictEqual(stopped.running, false);
     assert.strictEqual(virsh(["domstate", web.name]), "shut off");
     const start = await checked(domainProvider, { ...stopped, running: true });

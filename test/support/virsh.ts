@@ -22,7 +22,7 @@ export function domainNames(): string[] {
   return virsh(["list", "--all", "--name"]).split("\n").map((l) => l.trim()).filter(Boolean).sort();
 }
 
-export function leases(network: string): { mac: string; ip: string; hostname: string }[] {
+export function leases(network: string): { expiry: string; mac: string; ip: string; hostname: string }[] {
   return virsh(["net-dhcp-leases", network]).split("\n").map((l) => l.trim().split(/\s+/)).filter((f) => f.length >= 6)
-    .map((f) => ({ mac: f[2], ip: f[4].split("/")[0], hostname: f[5] }));
+    .map((f) => ({ expiry: `${f[0]} ${f[1]}`, mac: f[2], ip: f[4].split("/")[0], hostname: f[5] }));
 }
