@@ -109,9 +109,9 @@ export function isTransportFailure(err: unknown): boolean {
   return err instanceof RpcTransportError;
 }
 
-/** Wraps a libvirt error with the host, object and fix for users. */
-export function explain(err: unknown, host: string, what: string, fix?: string): KvmError {
+/** Wraps any error with the host and what was being done; KvmErrors already say so. */
+export function explain(err: unknown, host: string, what: string): KvmError {
   if (err instanceof KvmError) return err;
   const c = classify(err);
-  return new KvmError(c.errorClass, `${what}: ${c.message}`, { host, fix, codeName: c.codeName, cause: err });
+  return new KvmError(c.errorClass, `${what}: ${c.message}`, { host, codeName: c.codeName, cause: err });
 }

@@ -4,7 +4,7 @@
 // cuts off work on it. A pool or network verdict is decided after the calls return:
 // a missing pool is an answer, not a broken link.
 import { classify, ErrorClass } from "../errors";
-import { PoolState } from "../libvirt/api";
+import { PoolInfo, PoolState } from "../libvirt/api";
 import { HostPool, hostPool } from "../pool/host-pool";
 import { LibvirtError } from "../rpc/errors";
 import { DialError } from "../ssh/dial-error";
@@ -52,7 +52,7 @@ const settle = <T>(p: Promise<T>): Promise<Lookup<T>> => p.then((value) => ({ va
 interface Answers {
   version?: bigint;
   hostname?: string;
-  poolInfo?: Lookup<{ info: { state: number; capacity: bigint; allocation: bigint; available: bigint } }>;
+  poolInfo?: Lookup<{ info: PoolInfo }>;
   network?: Lookup<boolean>;
 }
 

@@ -18,13 +18,6 @@ export interface VolumeInfo {
   allocation: bigint;
 }
 
-export interface DomainInfo {
-  state: number;
-  maxMemKiB: bigint;
-  memoryKiB: bigint;
-  vcpus: number;
-}
-
 /** virStoragePoolState */
 export const PoolState = { INACTIVE: 0, BUILDING: 1, RUNNING: 2, DEGRADED: 3, INACCESSIBLE: 4 } as const;
 /** virDomainState */
@@ -71,7 +64,6 @@ export interface Libvirt {
   shutdownDomain(dom: DomainRef, signal?: S): Promise<void>;
   destroyDomain(dom: DomainRef, signal?: S): Promise<void>;
   domainState(dom: DomainRef, signal?: S): Promise<{ state: number; reason: number }>;
-  domainInfo(dom: DomainRef, signal?: S): Promise<DomainInfo>;
   domainAutostart(dom: DomainRef, signal?: S): Promise<boolean>;
   setDomainAutostart(dom: DomainRef, autostart: boolean, signal?: S): Promise<void>;
   domainMetadata(dom: DomainRef, uri: string, signal?: S): Promise<string>;

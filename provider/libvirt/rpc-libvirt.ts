@@ -1,7 +1,7 @@
 // The seam over the RPC client: each method is one procedure call.
 import { RpcClient } from "../rpc/client";
 import { downloadVolume, uploadVolume } from "../rpc/stream";
-import { DomainInfo, Impact, Libvirt, MetadataType, PoolInfo, VolumeInfo } from "./api";
+import { Impact, Libvirt, MetadataType, PoolInfo, VolumeInfo } from "./api";
 import type { DomainRef, NetworkRef, PoolRef, VolumeRef, UploadChunk, UploadOptions, DownloadOptions } from "./api";
 
 type S = AbortSignal | undefined;
@@ -41,10 +41,6 @@ export class RpcLibvirt implements Libvirt {
   async shutdownDomain(dom: DomainRef, signal?: S) { await this.client.call("domainShutdown", { dom }, signal); }
   async destroyDomain(dom: DomainRef, signal?: S) { await this.client.call("domainDestroy", { dom }, signal); }
   async domainState(dom: DomainRef, signal?: S) { return this.client.call("domainGetState", { dom, flags: 0 }, signal); }
-  async domainInfo(dom: DomainRef, signal?: S): Promise<DomainInfo> {
-    const r = await this.client.call("domainGetInfo", { dom }, signal);
-    return { state: r.state, maxMemKiB: r.maxMem, memoryKiB: r.memory, vcpus: r.nrVirtCpu };
-  }
   async domainAutostart(dom: DomainRef, signal?: S) { return (await this.client.call("domainGetAutostart", { dom }, signal)).autostart === 1; }
   async setDomainAutostart(dom: DomainRef, autostart: boolean, signal?: S) {
     await this.client.call("domainSetAutostart", { dom, autostart: autostart ? 1 : 0 }, signal);

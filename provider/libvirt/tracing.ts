@@ -51,7 +51,6 @@ const specs: { [K in keyof Libvirt]: TraceSpec } = {
   shutdownDomain: { proc: "domainShutdown", ids: ([d]) => ({ domain: dom(d) }) },
   destroyDomain: { proc: "domainDestroy", ids: ([d]) => ({ domain: dom(d) }) },
   domainState: { proc: "domainGetState", ids: ([d]) => ({ domain: dom(d) }), result: (s) => ({ state: s.state, reason: s.reason }) },
-  domainInfo: { proc: "domainGetInfo", ids: ([d]) => ({ domain: dom(d) }), result: (i) => ({ state: i.state, vcpus: i.vcpus, memoryKiB: i.memoryKiB }) },
   domainAutostart: { proc: "domainGetAutostart", ids: ([d]) => ({ domain: dom(d) }), result: (a) => ({ autostart: a }) },
   setDomainAutostart: { proc: "domainSetAutostart", ids: ([d, a]) => ({ domain: dom(d), autostart: a }) },
   domainMetadata: { proc: "domainGetMetadata", ids: ([d, uri]) => ({ domain: dom(d), uri }) },

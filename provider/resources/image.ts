@@ -112,6 +112,12 @@ export const imageProvider: ResourceProvider<ImageInputs, ImageOutputs> = {
         if (err instanceof UnsupportedImageFormat) throw new KvmError("permanent", err.message, { property: "source", host });
         throw err;
       }
+      // check could only read the header of a local file; a download is checked here
+      if (inputs.format && inputs.format !== header.format) {
+        throw new KvmError("permanent", `format is "${inputs.format}" but the image is ${header.format} by its header`, {
+          property: "format", host, fix: "Drop format (it is read from the header) or fix the source; nothing was created",
+        });
+      }
       const vol = await hostPool.run(inputs.host, async (lv) => {
         const pool = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name);
         return lv.createVolume(pool, volumeXml({ name: inputs.name, capacityBytes: header.format === "qcow2" ? header.virtualSize : header.fileSize, format: header.format }));

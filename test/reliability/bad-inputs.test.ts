@@ -83,6 +83,7 @@ const cases: Case[] = [
   { what: "a URL answering 404", kind: "image", inputs: (c) => ({ source: { url: c.url.replace("image.qcow2", "missing.qcow2") } }), at: "create", property: "source.url", says: /HTTP 404.*Check the URL/s },
   { what: "an unreachable URL", kind: "image", inputs: () => ({ source: { url: "http://127.0.0.1:1/x.qcow2" } }), at: "create", property: "source.url", says: /ECONNREFUSED.*reachable/s },
   { what: "a format the header contradicts", kind: "image", inputs: () => ({ format: "raw" }), at: "check", property: "format", says: /qcow2 by its header/ },
+  { what: "a format a downloaded header contradicts", kind: "image", inputs: (c) => ({ source: { url: c.url }, format: "raw" }), at: "create", property: "format", says: /qcow2 by its header.*nothing was created/s },
   { what: "a VMDK image", kind: "image", inputs: (c) => ({ source: { path: path.join(c.tmp, "disk.vmdk") } }), at: "check", property: "source.path", says: /vmdk.*qemu-img convert/s },
   { what: "a missing pool", kind: "image", inputs: () => ({ pool: "no-such-pool" }), at: "check", property: "pool", says: /does not exist.*pool-define-as/s },
   { what: "a read-only TMPDIR for a download", kind: "image", inputs: (c) => ({ source: { url: c.url } }), at: "create", property: "source.url", says: /read-only.*TMPDIR/s, env: (c) => ({ TMPDIR: path.join(c.tmp, "ro") }) },
