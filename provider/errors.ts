@@ -81,9 +81,11 @@ const libvirtClasses: Record<string, ErrorClass> = {
   VIR_ERR_OPERATION_UNSUPPORTED: "permanent",
   VIR_ERR_INVALID_MAC: "permanent",
   VIR_ERR_CPU_INCOMPATIBLE: "permanent",
-  VIR_ERR_OPERATION_FAILED: "transient",
-  VIR_ERR_SYSTEM_ERROR: "transient",
-  VIR_ERR_INTERNAL_ERROR: "transient",
+  // libvirt uses these for anything from a full disk to a bad setting: a retry of the
+  // same request rarely helps, so the user is told to act
+  VIR_ERR_OPERATION_FAILED: "permanent",
+  VIR_ERR_SYSTEM_ERROR: "permanent",
+  VIR_ERR_INTERNAL_ERROR: "permanent",
 };
 
 /** Decides the class of any error the provider may see. */
@@ -114,4 +116,9 @@ export function explain(err: unknown, host: string, what: string): KvmError {
   if (err instanceof KvmError) return err;
   const c = classify(err);
   return new KvmError(c.errorClass, `${what}: ${c.message}`, { host, codeName: c.codeName, cause: err });
+}
+
+/** True when the SSH server refused the login itself (not the network, not the host key). */
+export function isLoginRefused(err: unknown): boolean {
+  return err instanceof DialError && err.loginRefused;
 }

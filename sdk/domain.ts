@@ -96,7 +96,7 @@ export class Domain extends pulumi.dynamic.Resource {
       : pulumi.output(args.cloudInit).apply((c: any) => (c?.userData ? pulumi.secret(c) : c));
     super(providerShim, name, {
       ...args, host: hostInput(args.host), disks, cloudInit, resourceName: name, name: args.name,
-      kvmKind: "Domain", uuid: undefined, state: undefined, interfaces: undefined, ipAddress: undefined, seedVolume: undefined,
+      kvmKind: "Domain", uuid: undefined, state: undefined, interfaces: undefined, ipAddress: undefined, seedVolume: undefined, seedPool: undefined,
       running: args.running, vcpu: args.vcpu, memory: args.memory,
     }, opts);
   }

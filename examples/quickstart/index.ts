@@ -5,6 +5,7 @@
 //   pulumi config set user root
 //   pulumi config set privateKeyPath ~/.ssh/id_ed25519
 //   pulumi config set imagePath ./debian-12-genericcloud-amd64.qcow2
+//   pulumi config set prefix web                   # object names (default "quickstart")
 //   pulumi up
 import * as pulumi from "@pulumi/pulumi";
 import * as kvm from "pulumi-kvm";
@@ -29,12 +30,15 @@ const host: kvm.HostArgs = {
   knownHostsPath: config.get("knownHostsPath") ?? lab.KVM_LAB_KNOWN_HOSTS,
 };
 const pool = config.get("pool") ?? lab.KVM_LAB_POOL ?? "default";
+// names of the objects on the host: another stack of this program on the same host
+// sets its own prefix
+const prefix = config.get("prefix") ?? "quickstart";
 
-const image = new kvm.Image("quickstart-image", { host, pool, source: { path: need("imagePath", "KVM_LAB_IMAGE") } });
+const image = new kvm.Image(`${prefix}-image`, { host, pool, source: { path: need("imagePath", "KVM_LAB_IMAGE") } });
 
-const disk = new kvm.Volume("quickstart-disk", { host, pool, baseImage: image, capacity: config.get("diskSize") ?? "1GiB" });
+const disk = new kvm.Volume(`${prefix}-disk`, { host, pool, baseImage: image, capacity: config.get("diskSize") ?? "1GiB" });
 
-const vm = new kvm.Domain("quickstart-vm", {
+const vm = new kvm.Domain(`${prefix}-vm`, {
   host,
   // the lab has no /dev/kvm: software emulation there, KVM everywhere else
   type: (config.get("domainType") as "kvm" | "qemu" | undefined) ?? (lab.KVM_LAB_HOST ? "qemu" : "kvm"),

@@ -3,6 +3,7 @@
 // always computed and, when given, verified before anything touches the host.
 import * as crypto from "crypto";
 import * as fs from "fs";
+import * as path from "path";
 import { dir as tmpDir } from "tmp-promise";
 import { KvmError } from "../errors";
 import { download, DownloadError } from "./download";
@@ -20,10 +21,29 @@ export interface LocalImage {
   cleanup(): Promise<void>;
 }
 
-export async function sha256File(file: string): Promise<string> {
-  const h = crypto.createHash("sha256");
-  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1024 * 1024 })) h.update(chunk as Buffer);
-  return h.digest("hex");
+/** Digests by file identity and version (device, inode, size, mtime): each file is read once. */
+const digests = new Map<string, Promise<string>>();
+
+/** The sha256 of a file's content, computed once per version of the file in this process. */
+export function sha256File(file: string): Promise<string> {
+  const st = fs.statSync(file);
+  const key = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+  let digest = digests.get(key);
+  if (!digest) {
+    digest = (async () => {
+      const h = crypto.createHash("sha256");
+      for await (const chunk of fs.createReadStream(file, { highWaterMark: 1024 * 1024 })) h.update(chunk as Buffer);
+      return h.digest("hex");
+    })();
+    digests.set(key, digest);
+    digest.catch(() => digests.delete(key));
+  }
+  return digest;
+}
+
+/** A local source path as the program gave it, resolved against the program's directory. */
+export function sourceFile(p: string): string {
+  return path.resolve(p);
 }
 
 /** A temp directory for staging `what`; failures name TMPDIR and the input concerned. */
@@ -41,7 +61,7 @@ export async function localImage(source: ImageSource, host: string): Promise<Loc
   let file: string;
   let cleanup = async () => undefined;
   if (source.path) {
-    file = source.path;
+    file = sourceFile(source.path);
     if (!fs.existsSync(file)) throw new KvmError("permanent", `${file} does not exist`, { property: "source.path", fix: "Give the path of a local image file" });
   } else if (source.url) {
     const staging = await stageTempDir("source.url", "the downloaded image");

@@ -73,3 +73,5 @@ export interface Libvirt {
   networkIsActive(net: NetworkRef, signal?: S): Promise<boolean>;
   dhcpLeases(net: NetworkRef, mac: string | null, signal?: S): Promise<DhcpLease[]>;
 }
+export { isLibvirtError, LibvirtError, RpcAbortError } from "./errors";
+export type { LibvirtCode } from "./errors";

@@ -1,6 +1,7 @@
 // What every resource kind shares: unknowns during preview, input validation of the
 // connection object and names, the host check of `check`, and errors for Pulumi.
 import * as path from "path";
+import { explain, isLoginRefused, KvmError } from "../errors";
 import { memoisedHealth } from "../health/memo";
 import { hostPool } from "../pool/host-pool";
 import { HostConfig } from "../ssh/host";
@@ -99,6 +100,28 @@ export function sameHost(a: HostConfig | undefined, b: HostConfig | undefined): 
   return id(a) === id(b);
 }
 
+/** A value's canonical form: keys sorted, absent (undefined) members dropped. */
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map((x) => canonical(x) ?? null);
+  if (v && typeof v === "object") {
+    return Object.fromEntries(Object.keys(v).sort().filter((k) => (v as any)[k] !== undefined).map((k) => [k, canonical((v as any)[k])]));
+  }
+  return v;
+}
+
+/** Equal as Pulumi stores them: key order and absent members do not matter. */
 export function deepEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  return JSON.stringify(canonical(a ?? null)) === JSON.stringify(canonical(b ?? null));
+}
+
+/**
+ * explain() for refresh and destroy, which log in with what the stack recorded: when
+ * that login is refused after a key rotation, say how to record the new one.
+ */
+export function explainRecorded(err: unknown, host: string, what: string): KvmError {
+  if (!isLoginRefused(err)) return explain(err, host, what);
+  return new KvmError("permanent", `${what}: ${(err as Error).message}`, {
+    host, cause: err,
+    fix: "refresh and destroy log in with the credentials the stack recorded at the last successful update. If you changed them in the program, run `pulumi up` first: it records the new credentials and changes nothing on the host. Or authorize the old key again until then",
+  });
 }

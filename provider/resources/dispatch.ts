@@ -1,6 +1,8 @@
-// The entry points the serialized shim calls: each routes to its resource kind by the
-// kvmKind every input and output carries.
+// The entry points the serialized shim calls, and the one boundary to the engine: each
+// routes to its resource kind by the kvmKind every input and output carries, and every
+// result (and a partial-init error's properties) crosses `toEngine` on the way out.
 import { domainProvider } from "./domain";
+import { engineError, toEngine } from "./engine";
 import { imageProvider } from "./image";
 import { ResourceProvider } from "./types";
 import { volumeProvider } from "./volume";
@@ -16,9 +18,17 @@ function of(...values: ({ kvmKind?: Kind } | undefined)[]): ResourceProvider<any
   return p;
 }
 
-export const check = (olds: any, news: any) => of(news, olds).check(olds, news);
-export const diff = (id: string, olds: any, news: any) => of(news, olds).diff(id, olds, news);
-export const create = (inputs: any) => of(inputs).create(inputs);
-export const read = (id: string, props: any) => of(props).read(id, props);
-export const update = (id: string, olds: any, news: any) => of(news, olds).update(id, olds, news);
-export const del = (id: string, props: any) => of(props).delete(id, props);
+async function crossing<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return toEngine(await work());
+  } catch (err) {
+    throw engineError(err);
+  }
+}
+
+export const check = (olds: any, news: any) => crossing(() => of(news, olds).check(olds, news));
+export const diff = (id: string, olds: any, news: any) => crossing(() => of(news, olds).diff(id, olds, news));
+export const create = (inputs: any) => crossing(() => of(inputs).create(inputs));
+export const read = (id: string, props: any) => crossing(() => of(props).read(id, props));
+export const update = (id: string, olds: any, news: any) => crossing(() => of(news, olds).update(id, olds, news));
+export const del = (id: string, props: any) => crossing(() => of(props).delete(id, props));

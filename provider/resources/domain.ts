@@ -1,182 +1,43 @@
-// The Domain resource: a VM with a cloud-init NoCloud seed, enforced running and
-// autostart state, in-place updates that keep UUID and MACs, waiting for an IP, and
-// deletes that shut down gracefully and leave nothing behind.
-import * as fs from "fs";
-import * as path from "path";
+// The Domain resource's lifecycle: a VM with a cloud-init NoCloud seed, enforced
+// running and autostart state, in-place updates that keep UUID and MACs, waiting for
+// an IP of this boot, and deletes that shut down gracefully and leave nothing behind.
+// Once a VM was started it is never rolled back: a later failure is reported as
+// "created but failed to initialize", so Pulumi tracks it and the next `up` continues.
 import { explain, KvmError } from "../errors";
-import { buildSeed, CloudInit } from "../iso/seed";
-import { DomainRef, DomainXmlFlags, Libvirt, UndefineFlags } from "../libvirt/api";
+import { DomainRef, DomainXmlFlags, isLibvirtError, Libvirt, UndefineFlags } from "../libvirt/api";
 import { hostPool } from "../pool/host-pool";
-import { LibvirtError } from "../rpc/errors";
-import { stageTempDir } from "../image/source";
-import { HostConfig } from "../ssh/host";
-import { parseDuration, parseSize } from "../units";
-import { DiskSpec, domainXml, DomainSpec, InterfaceSpec, OWNER_NS, parseDomainXml } from "../xml/domain";
-import { volumeXml } from "../xml/volume";
-import { checkHostHealth, checkHostInput, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
-import { interfaceAddresses, IpFamily, IpSource, leaseStamps, waitForAddress, WaitForIp, waitForRenewedLease } from "./domain-ip";
+import { domainXml, OWNER_NS, parseDomainXml } from "../xml/domain";
+import { Claim, checkClaims } from "./collisions";
+import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, isUnknown, sameHost } from "./common";
+import { checkInputs, DomainInputs, DomainOutputs, seedPoolFor, shutdownMs, waitSpec } from "./domain-inputs";
+import { interfaceAddresses, leaseSnapshot, LeaseSnapshot, waitForAddress } from "./domain-ip";
 import { isActive, isActiveState, stopGracefully } from "./domain-power";
-import { clearLeftovers, rollback } from "./rollback";
-import { describeVolume, findPool, findVolume } from "./storage";
+import { createSeed, deleteSeed, SeedVolume, seedVolumeName } from "./domain-seed";
+import { composeOutputs, keptMacs, resolveDisks, specOf, unobservedOutputs } from "./domain-spec";
+import { findPool, findVolume } from "./storage";
+import { clearLeftovers, isJournalled, rollback } from "./rollback";
 import { DiffResult, ResourceProvider } from "./types";
 
-export interface DiskInput {
-  /** Volume name (a Volume's or Image's name). */
-  volume: string;
-  pool?: string;
-  device?: "disk" | "cdrom";
-  bus?: DiskSpec["bus"];
-}
+export type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./domain-inputs";
 
-export interface InterfaceInput {
-  network?: string;
-  bridge?: string;
-  mac?: string;
-  model?: string;
-}
-
-export interface DomainInputs {
-  host: HostConfig;
-  name: string;
-  resourceName?: string;
-  type?: "kvm" | "qemu";
-  vcpu?: number;
-  /** MiB after check ("2GiB" or a number of MiB before). */
-  memory?: number | string;
-  firmware?: "bios" | "uefi";
-  machine?: string;
-  cpuMode?: string;
-  disks: DiskInput[];
-  networkInterfaces?: InterfaceInput[];
-  cloudInit?: CloudInit;
-  kernel?: string;
-  initrd?: string;
-  cmdline?: string;
-  running?: boolean;
-  autostart?: boolean;
-  qemuAgent?: boolean;
-  graphics?: "none" | "vnc" | "spice";
-  waitForIp?: boolean | { timeout?: string; source?: IpSource; family?: IpFamily };
-  /** Bound on the graceful ACPI shutdown before destroy, e.g. "60s". */
-  shutdownTimeout?: string;
-}
-
-export interface DomainOutputs extends DomainInputs {
-  kvmKind: "Domain";
-  uuid: string;
-  state: string;
-  interfaces: { mac: string; network: string; addresses: string[] }[];
-  ipAddress?: string;
-  seedVolume?: string;
-}
-
-const STATE_NAMES = ["nostate", "running", "blocked", "paused", "shutdown", "shutoff", "crashed", "pmsuspended"];
 const REPLACE_KEYS = ["name", "type", "firmware", "machine", "cloudInit"] as const;
 const UPDATE_KEYS = ["vcpu", "memory", "disks", "networkInterfaces", "cpuMode", "kernel", "initrd", "cmdline", "qemuAgent", "graphics"] as const;
-const MAC_RE = /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i;
+const UNDEFINE_ALL = UndefineFlags.NVRAM | UndefineFlags.MANAGED_SAVE | UndefineFlags.SNAPSHOTS_METADATA | UndefineFlags.CHECKPOINTS_METADATA;
 
-function waitSpec(w: DomainInputs["waitForIp"]): WaitForIp | undefined {
-  if (!w) return undefined;
-  const o = w === true ? {} : w;
-  const t = parseDuration(o.timeout ?? "5m");
-  return { timeoutMs: "ms" in t ? t.ms : 300_000, source: o.source ?? "any", family: o.family ?? "ipv4" };
-}
-
-function shutdownMs(d: DomainInputs): number {
-  const t = parseDuration(d.shutdownTimeout ?? "60s");
-  return "ms" in t ? t.ms : 60_000;
-}
-
-function seedPool(d: DomainInputs): string {
-  return d.disks[0]?.pool ?? "default";
-}
-
-function checkInputs(news: DomainInputs, failures: Failures): DomainInputs {
-  const d: DomainInputs = {
-    ...news,
-    name: news.name ?? news.resourceName ?? "",
-    type: news.type ?? "kvm",
-    vcpu: news.vcpu ?? 1,
-    firmware: news.firmware ?? "bios",
-    running: news.running ?? true,
-    autostart: news.autostart ?? false,
-    qemuAgent: news.qemuAgent ?? false,
-    graphics: news.graphics ?? "none",
-    networkInterfaces: news.networkInterfaces ?? [],
-  };
-  const bad = (property: string, reason: string) => failures.push({ property, reason: `${property}: ${reason}` });
-  d.host = checkHostInput(failures, news.host) as HostConfig;
-  checkName(failures, "name", d.name);
-  if (!isUnknown(d.type) && !["kvm", "qemu"].includes(d.type!)) bad("type", `must be "kvm" or "qemu" (software emulation), got ${JSON.stringify(d.type)}`);
-  if (!isUnknown(d.vcpu) && (!Number.isInteger(d.vcpu) || d.vcpu! < 1 || d.vcpu! > 512)) bad("vcpu", `must be a whole number 1-512, got ${JSON.stringify(d.vcpu)}`);
-  if (!isUnknown(news.memory)) {
-    const m = parseSize(news.memory ?? 512, 2 ** 20);
-    if ("error" in m) bad("memory", `${m.error} (a number means MiB)`);
-    else if (m.bytes < 32 * 2 ** 20) bad("memory", `${JSON.stringify(news.memory)} is under 32 MiB; no guest boots with that`);
-    else if (m.bytes > 2 ** 42) bad("memory", `${JSON.stringify(news.memory)} is absurdly large (over 4 TiB)`);
-    else d.memory = Math.round(m.bytes / 2 ** 20);
-  }
-  if (!isUnknown(d.firmware) && !["bios", "uefi"].includes(d.firmware!)) bad("firmware", `must be "bios" or "uefi", got ${JSON.stringify(d.firmware)}`);
-  if (!isUnknown(d.graphics) && !["none", "vnc", "spice"].includes(d.graphics!)) bad("graphics", `must be "none", "vnc" or "spice"`);
-  if (!Array.isArray(news.disks) || news.disks.length === 0) {
-    if (!isUnknown(news.disks)) bad("disks", "give at least one disk: [{ volume: myVolume }]");
-  } else {
-    d.disks = news.disks.map((disk, i) => {
-      const out: DiskInput = { ...disk, pool: disk.pool ?? "default", device: disk.device ?? "disk", bus: disk.bus ?? (disk.device === "cdrom" ? "sata" : "virtio") };
-      checkName(failures, `disks[${i}].volume`, disk.volume);
-      checkName(failures, `disks[${i}].pool`, out.pool);
-      if (!isUnknown(out.device) && !["disk", "cdrom"].includes(out.device!)) bad(`disks[${i}].device`, `must be "disk" or "cdrom"`);
-      if (!isUnknown(out.bus) && !["virtio", "sata", "scsi", "ide"].includes(out.bus!)) bad(`disks[${i}].bus`, `must be virtio, sata, scsi or ide`);
-      if (out.device === "cdrom" && out.bus === "virtio") bad(`disks[${i}].bus`, "a cdrom cannot sit on virtio: use sata or scsi");
-      return out;
-    });
-  }
-  (d.networkInterfaces ?? []).forEach((nic, i) => {
-    if (isUnknown(nic)) return;
-    if (nic.network && nic.bridge) bad(`networkInterfaces[${i}]`, "give network or bridge, not both");
-    if (nic.network !== undefined) checkName(failures, `networkInterfaces[${i}].network`, nic.network);
-    if (nic.mac !== undefined && !isUnknown(nic.mac) && !MAC_RE.test(nic.mac)) bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is not a MAC address like 52:54:00:12:34:56`);
-    if (nic.mac && MAC_RE.test(nic.mac) && parseInt(nic.mac.slice(0, 2), 16) & 1) bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is a multicast address; use a unicast one such as 52:54:00:…`);
-  });
-  d.networkInterfaces = (d.networkInterfaces ?? []).map((n) => ({ ...n, model: n.model ?? "virtio", ...(n.mac ? { mac: n.mac.toLowerCase() } : {}) }));
-  if (news.kernel !== undefined && !isUnknown(news.kernel) && (typeof news.kernel !== "string" || !news.kernel.startsWith("/"))) bad("kernel", "must be an absolute path on the host");
-  if (news.initrd !== undefined && !news.kernel) bad("initrd", "needs kernel: an initrd is only used with direct kernel boot");
-  if (news.cmdline !== undefined && !news.kernel) bad("cmdline", "needs kernel: a command line is only used with direct kernel boot");
-  const wait = news.waitForIp;
-  if (wait && wait !== true && !isUnknown(wait)) {
-    if (wait.timeout !== undefined && "error" in parseDuration(wait.timeout)) bad("waitForIp.timeout", (parseDuration(wait.timeout) as { error: string }).error);
-    if (wait.source !== undefined && !["lease", "agent", "any"].includes(wait.source)) bad("waitForIp.source", `must be "lease", "agent" or "any"`);
-    if (wait.family !== undefined && !["ipv4", "ipv6", "any"].includes(wait.family)) bad("waitForIp.family", `must be "ipv4", "ipv6" or "any"`);
-    if (wait.source === "agent" && !news.qemuAgent) bad("waitForIp.source", `"agent" needs qemuAgent: true (and the agent in the guest)`);
-  }
-  if (wait && d.running === false) bad("waitForIp", "a domain with running: false never gets an address; drop waitForIp or run it");
-  if (wait && (d.networkInterfaces ?? []).length === 0) bad("waitForIp", "the domain has no networkInterfaces to get an address on");
-  if (wait && !news.kernel && d.disks?.[0]?.device === "cdrom" && !news.cloudInit) {
-    bad("disks[0].device", "the boot disk is a cdrom and waitForIp is set: an installer ISO gets no address by itself; boot from a disk volume or drop waitForIp");
-  }
-  if (news.shutdownTimeout !== undefined && "error" in parseDuration(news.shutdownTimeout)) bad("shutdownTimeout", (parseDuration(news.shutdownTimeout) as { error: string }).error);
-  if (news.cloudInit !== undefined && !isUnknown(news.cloudInit)) {
-    const c = news.cloudInit;
-    if (c.hostname !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9-]{0,62})$/.test(c.hostname)) bad("cloudInit.hostname", `"${c.hostname}" is not a host name (letters, digits, "-", at most 63)`);
-    for (const k of ["userData", "metaData", "networkConfig"] as const) {
-      if (c[k] !== undefined && typeof c[k] !== "string") bad(`cloudInit.${k}`, "must be a string");
-    }
-  }
-  return d;
-}
+type Recorded = Pick<DomainOutputs, "seedVolume" | "seedPool">;
 
 async function ownedDomain(lv: Libvirt, uuid: string, host: string, action: string): Promise<DomainRef | undefined> {
   let dom: DomainRef;
   try {
     dom = await lv.lookupDomainByUuid(Buffer.from(uuid.replace(/-/g, ""), "hex"));
   } catch (err) {
-    if (err instanceof LibvirtError && err.codeName === "VIR_ERR_NO_DOMAIN") return undefined;
+    if (isLibvirtError(err, "NO_DOMAIN")) return undefined;
     throw err;
   }
   try {
     await lv.domainMetadata(dom, OWNER_NS);
   } catch (err) {
-    if (err instanceof LibvirtError && err.codeName === "VIR_ERR_NO_DOMAIN_METADATA") {
+    if (isLibvirtError(err, "NO_DOMAIN_METADATA")) {
       throw new KvmError("permanent", `domain ${dom.name} was not created by pulumi-kvm (no ownership marker in its metadata); refusing to ${action} it`, {
         host, fix: "Manage it by hand, or remove it from the stack with pulumi state delete",
       });
@@ -186,50 +47,85 @@ async function ownedDomain(lv: Libvirt, uuid: string, host: string, action: stri
   return dom;
 }
 
-async function resolveDisks(lv: Libvirt, d: DomainInputs, host: string): Promise<DiskSpec[]> {
-  return Promise.all(d.disks.map(async (disk, i) => {
-    const pool = await findPool(lv, disk.pool ?? "default");
-    const vol = pool && (await findVolume(lv, pool, disk.volume));
-    if (!vol) {
-      throw new KvmError("not-found", `volume "${disk.volume}" is not in pool "${disk.pool}"`, { host, property: `disks[${i}].volume`, fix: "Create it (a Volume resource) or fix the name and pool" });
-    }
-    const desc = await describeVolume(lv, vol);
-    return { path: desc.path, format: desc.format ?? "raw", device: disk.device ?? "disk", bus: disk.bus ?? "virtio" };
-  }));
+/** The NICs of the persistent definition, for a lease snapshot before a start. */
+async function definedNics(lv: Libvirt, dom: DomainRef): Promise<{ mac: string; network?: string }[]> {
+  return parseDomainXml(await lv.domainXml(dom, DomainXmlFlags.INACTIVE)).interfaces;
 }
 
-function specOf(d: DomainInputs, disks: DiskSpec[], seedPath: string | undefined, owner: string, macs: string[] = [], uuid?: string): DomainSpec {
-  return {
-    name: d.name, uuid, type: d.type ?? "kvm", vcpu: d.vcpu ?? 1, memoryMiB: Number(d.memory ?? 512), firmware: d.firmware ?? "bios",
-    machine: d.machine, cpuMode: d.cpuMode, disks, seedPath,
-    interfaces: (d.networkInterfaces ?? []).map((n, i): InterfaceSpec => ({ network: n.network, bridge: n.bridge, model: n.model ?? "virtio", mac: n.mac ?? macs[i] })),
-    kernel: d.kernel, initrd: d.initrd, cmdline: d.cmdline, qemuAgent: !!d.qemuAgent, graphics: d.graphics ?? "none", owner,
-  };
-}
-
-async function outputsOf(lv: Libvirt, dom: DomainRef, d: DomainInputs, extra: Partial<DomainOutputs>): Promise<DomainOutputs> {
+async function observe(lv: Libvirt, dom: DomainRef, d: DomainInputs, recorded: Recorded, since?: LeaseSnapshot): Promise<DomainOutputs> {
   const parsed = parseDomainXml(await lv.domainXml(dom, 0));
   const { state } = await lv.domainState(dom);
   const autostart = await lv.domainAutostart(dom);
   const wait = waitSpec(d.waitForIp);
-  const addrs = isActiveState(state) ? await interfaceAddresses(lv, dom, wait?.source ?? "lease", wait?.family ?? "ipv4") : [];
-  const interfaces = parsed.interfaces.map((i) => ({
-    mac: i.mac, network: i.network ?? (i.bridge ? `bridge:${i.bridge}` : ""), addresses: addrs.find((a) => a.mac === i.mac.toLowerCase())?.addresses ?? [],
-  }));
-  return {
-    ...d, ...extra, kvmKind: "Domain", uuid: parsed.uuid, name: parsed.name, state: STATE_NAMES[state] ?? String(state),
-    running: isActiveState(state), autostart, vcpu: parsed.vcpu, memory: parsed.memoryMiB, interfaces,
-    ipAddress: interfaces.flatMap((i) => i.addresses)[0],
-  };
+  const active = isActiveState(state);
+  const addresses = active ? await interfaceAddresses(lv, dom, wait?.source ?? "lease", wait?.family ?? "ipv4", since) : [];
+  return composeOutputs(d, { parsed, state, active, autostart, addresses }, recorded);
+}
+
+/**
+ * The error for a VM that exists but did not finish: Pulumi records `properties` under
+ * `id` ("created but failed to initialize") and retries on the next `up`.
+ */
+function partialInit(message: string, outs: DomainOutputs, reason: string): Error {
+  return Object.assign(new Error(message), { id: outs.uuid, properties: outs, reasons: [reason] });
+}
+
+/** Waits for an address of this boot (when asked), then the outputs; the VM exists whatever happens here. */
+async function settle(d: DomainInputs, dom: DomainRef, recorded: Recorded, since: LeaseSnapshot | undefined, what: string): Promise<DomainOutputs> {
+  const host = hostLabel(d.host);
+  const wait = waitSpec(d.waitForIp);
+  try {
+    return await hostPool.run(d.host, async (lv) => {
+      if (wait && d.running !== false && !(await waitForAddress(lv, dom, wait, since))) {
+        const outs = await observe(lv, dom, d, recorded, since);
+        throw partialInit(`${host}: domain ${d.name} got no ${wait.family} address within ${wait.timeoutMs / 1000} s (waitForIp, source ${wait.source})`, outs,
+          `no IP address within ${wait.timeoutMs / 1000} s: does the network serve DHCP, does the guest bring its interface up? The domain is kept; pulumi up retries the wait`);
+      }
+      return observe(lv, dom, d, recorded, since);
+    });
+  } catch (err) {
+    if ((err as { id?: string }).id) throw err;
+    const e = explain(err, host, `${what} domain ${d.name}`);
+    throw partialInit(e.message, unobservedOutputs(d, dom, recorded),
+      `the domain was started but could not be observed (${e.message}); it is kept, and pulumi up continues from here`);
+  }
+}
+
+function claimsOf(d: DomainInputs): Claim[] {
+  const claims: Claim[] = [{
+    property: "name", what: `domain "${d.name}"`, removal: `virsh destroy ${d.name}; virsh undefine ${d.name} --nvram`,
+    taken: async (lv) => {
+      try {
+        await lv.lookupDomain(d.name);
+        return !isJournalled(d.host, "domain", d.name);
+      } catch (err) {
+        if (isLibvirtError(err, "NO_DOMAIN")) return false;
+        throw err;
+      }
+    },
+  }];
+  if (d.cloudInit) {
+    const seed = { pool: seedPoolFor(d), name: seedVolumeName(d.name) };
+    claims.push({
+      property: "name", what: `seed volume "${seed.name}" in pool "${seed.pool}"`, removal: `virsh vol-delete --pool ${seed.pool} ${seed.name}`,
+      taken: async (lv) => {
+        const pool = await findPool(lv, seed.pool);
+        return !!pool && !!(await findVolume(lv, pool, seed.name)) && !isJournalled(d.host, "volume", seed.name, seed.pool);
+      },
+    });
+  }
+  return claims;
 }
 
 export const domainProvider: ResourceProvider<DomainInputs, DomainOutputs> = {
-  async check(_olds, news) {
+  async check(olds, news) {
     const failures: Failures = [];
     const inputs = checkInputs(news, failures);
     const networks = [...new Set((inputs.networkInterfaces ?? []).map((n) => n.network).filter((n): n is string => !!n && !isUnknown(n)))];
-    await checkHostHealth(failures, inputs.host, seedPool(inputs), networks[0]);
-    for (const net of networks.slice(1)) await checkHostHealth(failures, inputs.host, seedPool(inputs), net);
+    await checkHostHealth(failures, inputs.host, seedPoolFor(inputs), networks[0]);
+    for (const net of networks.slice(1)) await checkHostHealth(failures, inputs.host, seedPoolFor(inputs), net);
+    // a domain new to the stack (or moving to a new name or host) must find its names free
+    if (olds?.name !== inputs.name || !sameHost(olds?.host, inputs.host)) await checkClaims(failures, inputs.host, claimsOf(inputs));
     return { inputs, failures };
   },
 
@@ -247,71 +143,36 @@ export const domainProvider: ResourceProvider<DomainInputs, DomainOutputs> = {
   async create(d) {
     const host = hostLabel(d.host);
     const owner = d.resourceName ?? d.name;
-    let seed: { pool: string; name: string } | undefined;
-    let created: DomainRef | undefined;
+    let seed: SeedVolume | undefined;
+    let defined = false;
+    let started: { dom: DomainRef; since: LeaseSnapshot };
     try {
-      const { dom, seedVolume } = await hostPool.run(d.host, async (lv) => {
+      started = await hostPool.run(d.host, async (lv) => {
         await clearLeftovers(d.host, lv);
         try {
           await lv.lookupDomain(d.name);
           throw new KvmError("conflict", `a domain named "${d.name}" already exists`, { host, property: "name", fix: "Pulumi cannot adopt it: remove it on the host or choose another name" });
         } catch (err) {
-          if (!(err instanceof LibvirtError && err.codeName === "VIR_ERR_NO_DOMAIN")) throw err;
+          if (!isLibvirtError(err, "NO_DOMAIN")) throw err;
         }
         const disks = await resolveDisks(lv, d, host);
-        let seedPath: string | undefined;
-        let seedVolume: string | undefined;
-        if (d.cloudInit) {
-          const s = buildSeed(d.cloudInit, d.name);
-          seedVolume = `${d.name}-seed.iso`;
-          const pool = await lv.lookupPool(seedPool(d));
-          if (await findVolume(lv, pool, seedVolume)) {
-            throw new KvmError("conflict", `seed volume "${seedVolume}" already exists in pool "${pool.name}"`, { host, fix: "Remove the stale seed volume on the host" });
-          }
-          // staged through a temp file, as the ISO of a big user-data may be
-          const staging = await stageTempDir("cloudInit", "the seed ISO");
-          try {
-            const file = path.join(staging.path, "seed.iso");
-            try {
-              fs.writeFileSync(file, s.iso);
-            } catch (err) {
-              throw new KvmError("permanent", `cannot write the seed ISO in ${staging.path}: ${(err as Error).message}`, { property: "cloudInit", fix: "Point TMPDIR at a writable directory with free space", cause: err });
-            }
-            const vol = await lv.createVolume(pool, volumeXml({ name: seedVolume, capacityBytes: s.iso.length, format: "raw" }));
-            seed = { pool: pool.name, name: seedVolume };
-            await lv.uploadVolume(vol, (async function* () { yield { data: fs.readFileSync(file) }; })());
-            seedPath = await lv.volumePath(vol);
-          } finally {
-            await staging.cleanup();
-          }
-        }
+        const seedPath = d.cloudInit ? await createSeed(lv, d, host, (s) => { seed = s; }) : undefined;
         const dom = await lv.defineDomain(domainXml(specOf(d, disks, seedPath, owner)));
-        created = dom;
+        defined = true;
         if (d.autostart) await lv.setDomainAutostart(dom, true);
+        // a lease this MAC had before (a pinned MAC reused) is not this boot's address
+        const since = await leaseSnapshot(lv, await definedNics(lv, dom));
         if (d.running !== false) await lv.startDomain(dom);
-        return { dom, seedVolume };
+        return { dom, since };
       }, { mutating: true });
-      const wait = waitSpec(d.waitForIp);
-      return await hostPool.run(d.host, async (lv) => {
-        const extra = { seedVolume };
-        if (wait && !(await waitForAddress(lv, dom, wait))) {
-          const outs = await outputsOf(lv, dom, d, extra);
-          // the VM exists: Pulumi keeps tracking it ("created but failed to initialize")
-          throw Object.assign(new Error(`${host}: domain ${d.name} got no ${wait.family} address within ${wait.timeoutMs / 1000} s (waitForIp, source ${wait.source})`), {
-            id: outs.uuid, properties: outs,
-            reasons: [`no IP address within ${wait.timeoutMs / 1000} s: does the network serve DHCP, does the guest bring its interface up? The domain is kept; pulumi up retries the wait`],
-          });
-        }
-        const outs = await outputsOf(lv, dom, d, extra);
-        return { id: outs.uuid, outs };
-      });
     } catch (err) {
-      if ((err as { id?: string }).id) throw err;
-      // nothing is left behind: undo the domain and the seed volume
-      if (created) await rollback({ host: d.host, kind: "domain", name: d.name });
+      // the VM never ran: nothing is left behind
+      if (defined) await rollback({ host: d.host, kind: "domain", name: d.name });
       if (seed) await rollback({ host: d.host, kind: "volume", pool: seed.pool, name: seed.name });
       throw explain(err, host, `creating domain ${d.name}`);
     }
+    const outs = await settle(d, started.dom, { seedVolume: seed?.name, seedPool: seed?.pool }, started.since, "creating");
+    return { id: outs.uuid, outs };
   },
 
   async read(id, props) {
@@ -322,57 +183,43 @@ export const domainProvider: ResourceProvider<DomainInputs, DomainOutputs> = {
         try {
           dom = await lv.lookupDomainByUuid(Buffer.from(id.replace(/-/g, ""), "hex"));
         } catch (err) {
-          if (err instanceof LibvirtError && err.codeName === "VIR_ERR_NO_DOMAIN") return { id: "", props };
+          if (isLibvirtError(err, "NO_DOMAIN")) return { id: "", props };
           throw err;
         }
-        return { id, props: await outputsOf(lv, dom, props, { seedVolume: props.seedVolume }) };
+        return { id, props: await observe(lv, dom, props, { seedVolume: props.seedVolume, seedPool: props.seedPool }) };
       });
     } catch (err) {
-      throw explain(err, host, `reading domain ${props.name}`);
+      throw explainRecorded(err, host, `reading domain ${props.name}`);
     }
   },
 
   async update(id, olds, news) {
-    const host = hostLabel(olds.host);
+    // the newest credentials: a key rotated in this very update already applies
+    const host = hostLabel(news.host);
+    const recorded: Recorded = { seedVolume: olds.seedVolume, seedPool: olds.seedPool };
+    let result: { dom: DomainRef; since?: LeaseSnapshot };
     try {
-      let leasesBefore = new Map<string, bigint>();
-      const { dom, restarted } = await hostPool.run(olds.host, async (lv) => {
+      result = await hostPool.run(news.host, async (lv) => {
         const dom = await ownedDomain(lv, id, host, "update");
         if (!dom) throw new KvmError("not-found", `domain ${olds.name} (${id}) is gone`, { host, fix: "Run pulumi refresh, then pulumi up to recreate it" });
-        const redefine = UPDATE_KEYS.some((k) => !deepEqual(olds[k], news[k]));
-        const wasActive = await isActive(lv, dom);
-        let restarted = false;
-        if (redefine) {
-          const current = parseDomainXml(await lv.domainXml(dom, DomainXmlFlags.INACTIVE /* the persistent config */));
-          const disks = await resolveDisks(lv, news, host);
-          const seedPath = current.disks.find((x) => x.device === "cdrom" && olds.seedVolume && x.path.endsWith(`/${olds.seedVolume}`))?.path;
-          // same UUID and the same MAC for every interface that stays
-          await lv.defineDomain(domainXml(specOf(news, disks, seedPath, olds.resourceName ?? olds.name, current.interfaces.map((i) => i.mac), current.uuid)));
-          if (wasActive && news.running !== false) {
-            // the running VM picks the change up only on a fresh start
-            leasesBefore = await leaseStamps(lv, olds.interfaces ?? []);
-            await stopGracefully(lv, dom, shutdownMs(news), host);
-            await lv.startDomain(dom);
-            restarted = true;
-          }
-        }
+        let since: LeaseSnapshot | undefined;
+        const start = async () => {
+          since = await leaseSnapshot(lv, await definedNics(lv, dom));
+          await lv.startDomain(dom);
+        };
+        const previousXml = UPDATE_KEYS.some((k) => !deepEqual(olds[k], news[k])) ? await redefine(lv, dom, olds, news, host) : undefined;
+        // a running VM picks a new definition up only on a fresh start
+        if (previousXml && news.running !== false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
         if (news.running === false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
-        if (news.running !== false && !(await isActive(lv, dom))) await lv.startDomain(dom);
+        if (news.running !== false && !(await isActive(lv, dom))) await startOrRestore(lv, start, previousXml, olds.name, host);
         if (!!news.autostart !== (await lv.domainAutostart(dom))) await lv.setDomainAutostart(dom, !!news.autostart);
-        return { dom, restarted };
+        return { dom, since };
       }, { mutating: true });
-      return await hostPool.run(olds.host, async (lv) => {
-        const wait = waitSpec(news.waitForIp);
-        if (wait && news.running !== false) {
-          const started = Date.now();
-          if (restarted && wait.source !== "agent") await waitForRenewedLease(lv, olds.interfaces ?? [], leasesBefore, wait.timeoutMs);
-          await waitForAddress(lv, dom, { ...wait, timeoutMs: Math.max(1000, wait.timeoutMs - (Date.now() - started)) });
-        }
-        return { outs: await outputsOf(lv, dom, news, { seedVolume: olds.seedVolume }) };
-      });
     } catch (err) {
+      if ((err as { id?: string }).id) throw err;
       throw explain(err, host, `updating domain ${olds.name}`);
     }
+    return { outs: await settle(news, result.dom, recorded, result.since, "updating") };
   },
 
   async delete(id, props) {
@@ -382,17 +229,41 @@ export const domainProvider: ResourceProvider<DomainInputs, DomainOutputs> = {
         const dom = await ownedDomain(lv, id, host, "delete");
         if (dom) {
           await stopGracefully(lv, dom, shutdownMs(props), host);
-          await lv.undefineDomain(dom, UndefineFlags.NVRAM | UndefineFlags.MANAGED_SAVE | UndefineFlags.SNAPSHOTS_METADATA | UndefineFlags.CHECKPOINTS_METADATA);
+          await lv.undefineDomain(dom, UNDEFINE_ALL);
         }
-        if (props.seedVolume) {
-          const pool = await findPool(lv, seedPool(props));
-          const vol = pool && (await findVolume(lv, pool, props.seedVolume));
-          if (vol) await lv.deleteVolume(vol);
-        }
+        // the pool recorded at create; older records fall back to the first disk's
+        if (props.seedVolume) await deleteSeed(lv, { pool: props.seedPool ?? seedPoolFor(props), name: props.seedVolume });
       }, { mutating: true });
     } catch (err) {
-      throw explain(err, host, `deleting domain ${props.name}`);
+      throw explainRecorded(err, host, `deleting domain ${props.name}`);
     }
   },
 };
 
+/**
+ * Redefines a domain with `news`, keeping its UUID, seed and the MACs of interfaces
+ * that stay; returns the previous persistent definition.
+ */
+async function redefine(lv: Libvirt, dom: DomainRef, olds: DomainOutputs, news: DomainInputs, host: string): Promise<string> {
+  const previousXml = await lv.domainXml(dom, DomainXmlFlags.INACTIVE /* the persistent config */);
+  const current = parseDomainXml(previousXml);
+  const disks = await resolveDisks(lv, news, host);
+  const seedPath = current.disks.find((x) => x.device === "cdrom" && olds.seedVolume && x.path.endsWith(`/${olds.seedVolume}`))?.path;
+  const macs = keptMacs(current.interfaces, news.networkInterfaces ?? []);
+  await lv.defineDomain(domainXml(specOf(news, disks, seedPath, olds.resourceName ?? olds.name, macs, current.uuid)));
+  return previousXml;
+}
+
+/** Starts the domain; when a new definition does not start, the previous one is defined and started again. */
+async function startOrRestore(lv: Libvirt, start: () => Promise<void>, previousXml: string | undefined, name: string, host: string): Promise<void> {
+  try {
+    await start();
+  } catch (err) {
+    if (!previousXml) throw err;
+    await lv.defineDomain(previousXml);
+    await start();
+    throw new KvmError("permanent", `the new definition of domain ${name} did not start (${(err as Error).message}); the previous definition was restored and runs again`, {
+      host, fix: "Fix the inputs named in the message and run pulumi up again", cause: err,
+    });
+  }
+}

@@ -1,16 +1,16 @@
 // The Image resource: a base disk image uploaded into a storage pool.
 import * as fs from "fs";
-import * as path from "path";
 import { explain, KvmError } from "../errors";
 import { fileChunks } from "../image/chunks";
 import { readImageHeader, UnsupportedImageFormat } from "../image/header";
-import { ImageSource, localImage } from "../image/source";
+import { ImageSource, localImage, sha256File, sourceFile } from "../image/source";
 import { hostPool } from "../pool/host-pool";
 import { HostConfig } from "../ssh/host";
 import { volumeXml } from "../xml/volume";
 import { checkHostHealth, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
 import { progressReporter } from "./progress";
-import { checkStorageInputs, deleteVolume, describeVolume, poolForNewVolume, readVolume, volumesBackedBy } from "./storage";
+import { checkClaims } from "./collisions";
+import { checkStorageInputs, deleteVolume, describeVolume, domainsUsing, isNewVolume, poolForNewVolume, readVolume, volumeClaim, volumesBackedBy } from "./storage";
 import { DiffResult, ResourceProvider } from "./types";
 import { rollback } from "./rollback";
 
@@ -32,7 +32,7 @@ export interface ImageOutputs extends ImageInputs {
   sha256: string;
 }
 
-function checkSource(failures: Failures, source: unknown): ImageSource | undefined {
+async function checkSource(failures: Failures, source: unknown): Promise<ImageSource | undefined> {
   if (isUnknown(source)) return source as ImageSource;
   const s = (source ?? {}) as ImageSource;
   const given = [s.url, s.path].filter((v) => v !== undefined && v !== null && v !== "");
@@ -48,31 +48,53 @@ function checkSource(failures: Failures, source: unknown): ImageSource | undefin
       failures.push({ property: "source.url", reason: `source.url must be an http:// or https:// URL, got ${JSON.stringify(s.url)}` });
     }
   }
-  if (s.path !== undefined && !isUnknown(s.path)) {
-    out.path = path.resolve(String(s.path));
-    if (!fs.existsSync(out.path)) failures.push({ property: "source.path", reason: `source.path ${out.path} does not exist on this machine` });
-    else if (!fs.statSync(out.path).isFile()) failures.push({ property: "source.path", reason: `source.path ${out.path} is not a file` });
-  }
   if (s.sha256 !== undefined && !isUnknown(s.sha256) && !/^[0-9a-fA-F]{64}$/.test(String(s.sha256))) {
     failures.push({ property: "source.sha256", reason: "source.sha256 must be 64 hex digits (sha256sum's output)" });
   }
-  if (out.sha256) out.sha256 = String(out.sha256).toLowerCase();
+  if (out.sha256 && !isUnknown(out.sha256)) out.sha256 = String(out.sha256).toLowerCase();
+  if (s.path !== undefined && !isUnknown(s.path) && !isUnknown(s.sha256)) {
+    // the path stays as written (another checkout resolves it to its own directory);
+    // the content, by its sha256, is what identifies the image
+    const file = sourceFile(String(s.path));
+    if (!fs.existsSync(file)) failures.push({ property: "source.path", reason: `source.path ${file} does not exist on this machine` });
+    else if (!fs.statSync(file).isFile()) failures.push({ property: "source.path", reason: `source.path ${file} is not a file` });
+    else if (!failures.length) {
+      const sha256 = await sha256File(file);
+      if (out.sha256 && out.sha256 !== sha256) {
+        failures.push({ property: "source.sha256", reason: `source.sha256 is ${out.sha256} but ${file} has sha256 ${sha256}: fix the checksum or the file` });
+      }
+      out.sha256 = sha256;
+    }
+  }
   return out;
 }
 
+/** Whether two sources hold other bytes: by sha256 when the new one is known, else by where they point. */
+function otherContent(olds: ImageOutputs, news: ImageInputs): boolean {
+  if (isUnknown(news.source)) return true;
+  if (news.source?.sha256) return news.source.sha256 !== olds.sha256;
+  return !deepEqual(olds.source?.url, news.source?.url) || !deepEqual(olds.source?.path, news.source?.path);
+}
+
+/** The outputs of an uploaded image: its inputs as checked, the volume, the header's format, the bytes' sha256. */
+export function imageOutputs(inputs: ImageInputs, made: { path: string; key: string; capacityBytes: number }, format: ImageOutputs["format"], sha256: string): ImageOutputs {
+  return { ...inputs, kvmKind: "Image", path: made.path, key: made.key, format, capacityBytes: made.capacityBytes, sha256 };
+}
+
 export const imageProvider: ResourceProvider<ImageInputs, ImageOutputs> = {
-  async check(_olds, news) {
+  async check(olds, news) {
     const failures: Failures = [];
     const inputs = checkStorageInputs(failures, news);
-    inputs.source = checkSource(failures, news.source) as ImageSource;
+    inputs.source = (await checkSource(failures, news.source)) as ImageSource;
     if (news.format !== undefined && !isUnknown(news.format) && !["qcow2", "raw"].includes(news.format)) {
       failures.push({ property: "format", reason: `format must be "qcow2" or "raw" (it is read from the image header; give it only to assert it)` });
     }
-    if (inputs.source?.path && !failures.length && !isUnknown(inputs.source.path)) {
+    const file = inputs.source?.path && !isUnknown(inputs.source.path) ? sourceFile(inputs.source.path) : undefined;
+    if (file && !failures.length) {
       try {
-        const header = readImageHeader(inputs.source.path);
+        const header = readImageHeader(file);
         if (news.format && news.format !== header.format) {
-          failures.push({ property: "format", reason: `format is "${news.format}" but ${inputs.source.path} is ${header.format} by its header` });
+          failures.push({ property: "format", reason: `format is "${news.format}" but ${file} is ${header.format} by its header` });
         }
       } catch (err) {
         if (err instanceof UnsupportedImageFormat) failures.push({ property: "source.path", reason: `source.path: ${err.message}` });
@@ -80,23 +102,26 @@ export const imageProvider: ResourceProvider<ImageInputs, ImageOutputs> = {
       }
     }
     const { availableBytes } = await checkHostHealth(failures, inputs.host, inputs.pool);
-    if (availableBytes !== undefined && inputs.source?.path && !isUnknown(inputs.source.path)) {
-      const size = fs.statSync(inputs.source.path).size;
+    if (availableBytes !== undefined && file) {
+      const size = fs.statSync(file).size;
       if (size > availableBytes) {
         failures.push({ property: "pool", reason: `pool "${inputs.pool}" on ${hostLabel(inputs.host)} has ${availableBytes} bytes free, the image needs ${size}` });
       }
     }
+    if (isNewVolume(olds, inputs)) await checkClaims(failures, inputs.host, [volumeClaim(inputs.host, inputs.pool, inputs.name)]);
     return { inputs, failures };
   },
 
   async diff(_id, olds, news) {
     const replaces: string[] = [];
     if (!sameHost(olds.host, news.host)) replaces.push("host");
-    for (const k of ["pool", "name", "source", "format"] as const) {
+    for (const k of ["pool", "name", "format"] as const) {
       if (k === "format" && news.format === undefined) continue;
       if (!deepEqual(olds[k], news[k])) replaces.push(k);
     }
-    const changes = replaces.length > 0 || !deepEqual(olds.host, news.host);
+    if (otherContent(olds, news)) replaces.push("source");
+    // the same bytes from another place (a checkout, a mirror) only update the record
+    const changes = replaces.length > 0 || !deepEqual(olds.host, news.host) || !deepEqual(olds.source, news.source);
     const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name && olds.pool === news.pool };
     return result;
   },
@@ -130,9 +155,7 @@ export const imageProvider: ResourceProvider<ImageInputs, ImageOutputs> = {
           // no pool refresh: libvirt refuses it while another upload runs in the pool
           // ("pool has asynchronous jobs running"); the volume's own XML has what we need
           const d = await describeVolume(lv, vol);
-          const outs: ImageOutputs = {
-            ...inputs, kvmKind: "Image", path: d.path, key: d.key ?? vol.key, format: header.format, capacityBytes: d.capacityBytes, sha256: local.sha256,
-          };
+          const outs = imageOutputs(inputs, { ...d, key: d.key ?? vol.key }, header.format, local.sha256);
           return { id: outs.key, outs };
         }, { mutating: true });
       } catch (err) {
@@ -153,14 +176,17 @@ export const imageProvider: ResourceProvider<ImageInputs, ImageOutputs> = {
   },
 
   async update(_id, olds, news) {
-    // only connection details that do not name another host get here
-    return { outs: { ...olds, host: news.host } };
+    // only connection details, and another place for the same bytes, get here: nothing
+    // changes on the host
+    return { outs: { ...olds, host: news.host, source: news.source } };
   },
 
   async delete(_id, props) {
     await deleteVolume(props, "image", async (lv, pool) => {
       const users = await volumesBackedBy(lv, pool, props.path);
       if (users.length) return `image ${props.pool}/${props.name} still backs ${users.length} volume(s): ${users.join(", ")}. Delete those volumes first (their data depends on this image)`;
+      const domains = await domainsUsing(lv, props.path);
+      if (domains.length) return `image ${props.pool}/${props.name} is a disk of domain ${domains.join(", ")}. Delete or detach the domain first`;
       return undefined;
     });
   },

@@ -7,9 +7,8 @@ import * as os from "os";
 import * as path from "path";
 import { warn } from "../log";
 import { hostPool } from "../pool/host-pool";
-import { LibvirtError } from "../rpc/errors";
 import { HostConfig } from "../ssh/host";
-import { DomainState, Libvirt, UndefineFlags } from "../libvirt/api";
+import { DomainState, isLibvirtError, Libvirt, UndefineFlags } from "../libvirt/api";
 
 export interface Leftover {
   host: HostConfig;
@@ -37,9 +36,10 @@ function writeJournal(entries: Leftover[]): void {
 }
 
 const identity = (h: HostConfig) => hostPool.describe(h).identity;
-const gone = (err: unknown) => err instanceof LibvirtError && /^VIR_ERR_NO_/.test(err.codeName);
+/** The codes that mean the object (or the pool holding it) no longer exists. */
+const gone = (err: unknown) => isLibvirtError(err, "NO_DOMAIN", "NO_STORAGE_VOL", "NO_STORAGE_POOL");
 
-async function remove(lv: Libvirt, l: Leftover): Promise<void> {
+export async function removeLeftover(lv: Libvirt, l: Leftover): Promise<void> {
   try {
     if (l.kind === "volume") {
       await lv.deleteVolume(await lv.lookupVolume(await lv.lookupPool(l.pool ?? "default"), l.name));
@@ -57,7 +57,7 @@ async function remove(lv: Libvirt, l: Leftover): Promise<void> {
 export async function rollback(leftover: Leftover, attempts = 3): Promise<void> {
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
-      await hostPool.run(leftover.host, (lv) => remove(lv, leftover));
+      await hostPool.run(leftover.host, (lv) => removeLeftover(lv, leftover));
       return;
     } catch (err) {
       if (attempt === attempts) {
@@ -78,10 +78,15 @@ export async function clearLeftovers(host: HostConfig, lv: Libvirt): Promise<voi
   const kept = all.filter((l) => identity(l.host) !== identity(host));
   for (const l of mine) {
     try {
-      await remove(lv, l);
+      await removeLeftover(lv, l);
     } catch {
       kept.push(l);
     }
   }
   writeJournal(kept);
+}
+
+/** Whether this object is a journalled leftover: the next operation removes it, so its name counts as free. */
+export function isJournalled(host: HostConfig, kind: Leftover["kind"], name: string, pool?: string): boolean {
+  return readJournal().some((l) => identity(l.host) === identity(host) && l.kind === kind && l.name === name && (kind === "domain" || (l.pool ?? "default") === pool));
 }

@@ -1,11 +1,12 @@
 // Storage helpers shared by Image and Volume: finding volumes, who uses them, and
 // their description as resource outputs.
-import { explain, KvmError } from "../errors";
+import { KvmError } from "../errors";
 import { hostPool } from "../pool/host-pool";
 import { LibvirtError } from "../rpc/errors";
 import { HostConfig } from "../ssh/host";
-import { checkHostInput, checkName, Failures, hostLabel } from "./common";
-import { clearLeftovers } from "./rollback";
+import { checkHostInput, checkName, explainRecorded, Failures, hostLabel, sameHost } from "./common";
+import { Claim } from "./collisions";
+import { clearLeftovers, isJournalled } from "./rollback";
 import { Libvirt, PoolRef, VolumeRef } from "../libvirt/api";
 import { parseVolumeXml, VolumeDescription } from "../xml/volume";
 import { at, children, node, parseXml } from "../xml/dom";
@@ -98,7 +99,7 @@ export async function readVolume<P extends StoredVolume>(id: string, props: P, w
       return { id, props: { ...props, path: d.path, key: d.key ?? vol.key, capacityBytes: d.capacityBytes, format: d.format ?? props.format } };
     });
   } catch (err) {
-    throw explain(err, hostLabel(props.host), `reading ${what} ${props.pool}/${props.name}`);
+    throw explainRecorded(err, hostLabel(props.host), `reading ${what} ${props.pool}/${props.name}`);
   }
 }
 
@@ -115,7 +116,7 @@ export async function deleteVolume(props: StoredVolume, what: string, users: (lv
       await lv.deleteVolume(vol);
     }, { mutating: true });
   } catch (err) {
-    throw explain(err, host, `deleting ${what} ${props.pool}/${props.name}`);
+    throw explainRecorded(err, host, `deleting ${what} ${props.pool}/${props.name}`);
   }
 }
 
@@ -126,4 +127,20 @@ export function checkStorageInputs<I extends { host: HostConfig; pool: string; n
   checkName(failures, "name", inputs.name);
   checkName(failures, "pool", inputs.pool);
   return inputs;
+}
+
+/** The volume name a new Image or Volume takes in its pool, for the collision check of `check`. */
+export function volumeClaim(host: HostConfig, poolName: string, name: string): Claim {
+  return {
+    property: "name", what: `volume "${name}" in pool "${poolName}"`, removal: `virsh vol-delete --pool ${poolName} ${name}`,
+    taken: async (lv) => {
+      const pool = await findPool(lv, poolName);
+      return !!pool && !!(await findVolume(lv, pool, name)) && !isJournalled(host, "volume", name, poolName);
+    },
+  };
+}
+
+/** Whether `check` sees a resource new to the stack, or one moving to another name, pool or host. */
+export function isNewVolume(olds: { host?: HostConfig; pool?: string; name?: string } | undefined, news: { host: HostConfig; pool: string; name: string }): boolean {
+  return olds?.name !== news.name || olds?.pool !== news.pool || !sameHost(olds?.host, news.host);
 }

@@ -5,7 +5,8 @@ import { HostConfig } from "../ssh/host";
 import { parseSize } from "../units";
 import { volumeXml, VolumeFormat } from "../xml/volume";
 import { checkHostHealth, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
-import { checkStorageInputs, deleteVolume, describeVolume, domainsUsing, findVolume, poolForNewVolume, readVolume } from "./storage";
+import { checkClaims } from "./collisions";
+import { checkStorageInputs, deleteVolume, describeVolume, domainsUsing, findVolume, isNewVolume, poolForNewVolume, readVolume, volumeClaim } from "./storage";
 import { rollback } from "./rollback";
 import { DiffResult, ResourceProvider } from "./types";
 
@@ -29,8 +30,13 @@ export interface VolumeOutputs extends VolumeInputs {
   capacityBytes: number;
 }
 
+/** The outputs of a created volume: its inputs as checked and what libvirt made of them. */
+export function volumeOutputs(inputs: VolumeInputs, made: { path: string; key: string; capacityBytes: number }, format: VolumeFormat): VolumeOutputs {
+  return { ...inputs, kvmKind: "Volume", path: made.path, key: made.key, format, capacityBytes: made.capacityBytes };
+}
+
 export const volumeProvider: ResourceProvider<VolumeInputs, VolumeOutputs> = {
-  async check(_olds, news) {
+  async check(olds, news) {
     const failures: Failures = [];
     const inputs = checkStorageInputs(failures, news);
     if (news.baseImage !== undefined) checkName(failures, "baseImage", news.baseImage);
@@ -38,7 +44,7 @@ export const volumeProvider: ResourceProvider<VolumeInputs, VolumeOutputs> = {
       const s = parseSize(news.capacity);
       if ("error" in s) failures.push({ property: "capacity", reason: `capacity: ${s.error}` });
       else if (s.bytes > 2 ** 50) failures.push({ property: "capacity", reason: `capacity ${news.capacity} is absurdly large (over 1 PiB)` });
-      else if (s.bytes < 1024 * 1024) failures.push({ property: "capacity", reason: `capacity ${news.capacity} is under 1 MiB; give a size such as "10GiB"` });
+      else if (s.bytes < 1e6) failures.push({ property: "capacity", reason: `capacity ${news.capacity} is under 1 MB (a number means bytes); give a size such as "10GiB"` });
       else inputs.capacity = s.bytes;
     }
     if (news.capacity === undefined && news.baseImage === undefined) {
@@ -54,6 +60,7 @@ export const volumeProvider: ResourceProvider<VolumeInputs, VolumeOutputs> = {
     if (availableBytes !== undefined && inputs.format === "raw" && typeof inputs.capacity === "number" && inputs.capacity > availableBytes) {
       failures.push({ property: "capacity", reason: `pool "${inputs.pool}" has ${availableBytes} bytes free, a raw volume of ${inputs.capacity} bytes does not fit` });
     }
+    if (isNewVolume(olds, inputs)) await checkClaims(failures, inputs.host, [volumeClaim(inputs.host, inputs.pool, inputs.name)]);
     return { inputs, failures };
   },
 
@@ -62,11 +69,13 @@ export const volumeProvider: ResourceProvider<VolumeInputs, VolumeOutputs> = {
     if (!sameHost(olds.host, news.host)) replaces.push("host");
     for (const k of ["pool", "name", "baseImage"] as const) if (!deepEqual(olds[k], news[k])) replaces.push(k);
     if ((news.format ?? "qcow2") !== olds.format) replaces.push("format");
-    let changes = replaces.length > 0 || !deepEqual(olds.host, news.host);
-    if (news.capacity !== undefined) {
-      if (isUnknown(news.capacity)) changes = true;
-      else if (Number(news.capacity) < olds.capacityBytes) replaces.push("capacity"); // shrinking loses data: replace
-      else if (Number(news.capacity) > olds.capacityBytes) changes = true; // grown in place
+    let changes = replaces.length > 0 || !deepEqual(olds.host, news.host) || !deepEqual(olds.capacity, news.capacity);
+    if (isUnknown(news.capacity)) changes = true;
+    else if (news.capacity !== undefined) {
+      // compare with what was asked, not with libvirt's rounded size; with no size asked
+      // before, the volume has its image's size
+      const before = olds.capacity !== undefined ? Number(olds.capacity) : olds.capacityBytes;
+      if (Number(news.capacity) < before) replaces.push("capacity"); // shrinking loses data: replace
     }
     const result: DiffResult = { changes: changes || replaces.length > 0, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name && olds.pool === news.pool };
     return result;
@@ -92,7 +101,7 @@ export const volumeProvider: ResourceProvider<VolumeInputs, VolumeOutputs> = {
         const vol = await lv.createVolume(pool, volumeXml({ name: inputs.name, capacityBytes: capacity, format, backing: backing && { path: backing.path, format: backing.format } }));
         try {
           const d = await describeVolume(lv, vol);
-          const outs: VolumeOutputs = { ...inputs, kvmKind: "Volume", path: d.path, key: d.key ?? vol.key, format, capacityBytes: d.capacityBytes };
+          const outs = volumeOutputs(inputs, { ...d, key: d.key ?? vol.key }, format);
           return { id: outs.key, outs };
         } catch (err) {
           await rollback({ host: inputs.host, kind: "volume", pool: inputs.pool, name: inputs.name });
@@ -109,11 +118,13 @@ export const volumeProvider: ResourceProvider<VolumeInputs, VolumeOutputs> = {
   },
 
   async update(_id, olds, news) {
-    const host = hostLabel(olds.host);
+    const host = hostLabel(news.host);
     const want = news.capacity !== undefined ? Number(news.capacity) : olds.capacityBytes;
+    // within what libvirt already allocated (it rounds sizes up): only the request is recorded
     if (want <= olds.capacityBytes) return { outs: { ...olds, host: news.host, capacity: news.capacity } };
     try {
-      return await hostPool.run(olds.host, async (lv) => {
+      // the newest credentials: a key rotated in this update already applies
+      return await hostPool.run(news.host, async (lv) => {
         const pool = await lv.lookupPool(olds.pool);
         const vol = await lv.lookupVolume(pool, olds.name);
         await lv.resizeVolume(vol, BigInt(want), 0);

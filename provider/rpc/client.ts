@@ -6,7 +6,7 @@
 import { EventEmitter } from "events";
 import { Duplex } from "stream";
 import { decode, encode } from "./codec";
-import { LibvirtError, RpcAbortError, RpcProtocolError, RpcTransportError } from "./errors";
+import { CallTimeout, LibvirtError, RpcAbortError, RpcProtocolError, RpcTransportError } from "./errors";
 import {
   encodePacket, Header, KeepaliveProc, MessageStatus, MessageType, Packet, PacketParser, Program, PROGRAM_VERSION,
 } from "./packet";
@@ -21,6 +21,11 @@ export interface RpcClientOptions {
   keepaliveInterval?: number;
   /** Unanswered PINGs after which the link is declared dead. */
   keepaliveCount?: number;
+  /**
+   * Bound on each call's reply, ms; 0 for none. Keepalive only proves libvirtd is
+   * alive: a call stuck behind a hung qemu monitor would otherwise wait forever.
+   */
+  callTimeoutMs?: number;
 }
 
 /** What a data stream registers to receive its STREAM / STREAM_HOLE packets. */
@@ -49,7 +54,7 @@ export class RpcClient extends EventEmitter {
   /** Counters for tests and diagnostics. */
   readonly stats = { pingsAnswered: 0, pingsSent: 0, repliesDropped: 0 };
 
-  constructor(private readonly stream: Duplex) {
+  constructor(private readonly stream: Duplex, readonly callTimeoutMs = 0) {
     super();
     stream.on("data", (chunk: Buffer) => this.onData(chunk));
     stream.on("error", (err) => this.destroy(new RpcTransportError(`libvirt link failed: ${err.message}`, { cause: err })));
@@ -59,7 +64,7 @@ export class RpcClient extends EventEmitter {
 
   /** Handshake on a fresh stream: AUTH_LIST, AUTH_POLKIT when listed, keepalive, CONNECT_OPEN. */
   static async open(stream: Duplex, options: RpcClientOptions = {}, signal?: AbortSignal): Promise<RpcClient> {
-    const client = new RpcClient(stream);
+    const client = new RpcClient(stream, options.callTimeoutMs ?? 0);
     try {
       await client.authenticate(signal);
       const interval = options.keepaliveInterval ?? 5;
@@ -140,13 +145,18 @@ export class RpcClient extends EventEmitter {
     const serial = this.serial++;
     const frame = encodePacket(this.header(proc.proc, MessageType.Call, serial, MessageStatus.Ok), encode(proc.args as any, args));
     return new Promise<Buffer>((resolve, reject) => {
-      const onAbort = () => {
+      const abandon = (reason: unknown) => {
         // forget the serial: a late reply is dropped; the stream stays open
         this.pending.delete(serial);
-        reject(new RpcAbortError(proc.api, signal?.reason));
+        done();
+        reject(new RpcAbortError(proc.api, reason));
       };
+      const onAbort = () => abandon(signal?.reason);
       signal?.addEventListener("abort", onAbort, { once: true });
-      const done = () => signal?.removeEventListener("abort", onAbort);
+      const timer = this.callTimeoutMs > 0
+        ? setTimeout(() => abandon(new CallTimeout(proc.api, this.callTimeoutMs)), this.callTimeoutMs)
+        : undefined;
+      const done = () => { signal?.removeEventListener("abort", onAbort); clearTimeout(timer); };
       this.pending.set(serial, {
         api: proc.api,
         resolve: (p) => { done(); resolve(p); },

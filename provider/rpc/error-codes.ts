@@ -1,7 +1,7 @@
 // libvirt's error numbers and domains by value (virterror.h; values are append-only).
 
 /** virErrorNumber names, indexed by value. */
-export const ERROR_CODE_NAMES: readonly string[] = [
+export const ERROR_CODE_NAMES = [
   "VIR_ERR_OK", "VIR_ERR_INTERNAL_ERROR", "VIR_ERR_NO_MEMORY", "VIR_ERR_NO_SUPPORT",
   "VIR_ERR_UNKNOWN_HOST", "VIR_ERR_NO_CONNECT", "VIR_ERR_INVALID_CONN", "VIR_ERR_INVALID_DOMAIN",
   "VIR_ERR_INVALID_ARG", "VIR_ERR_OPERATION_FAILED", "VIR_ERR_GET_FAILED", "VIR_ERR_POST_FAILED",
@@ -30,7 +30,7 @@ export const ERROR_CODE_NAMES: readonly string[] = [
   "VIR_ERR_INVALID_NWFILTER_BINDING", "VIR_ERR_NO_NWFILTER_BINDING", "VIR_ERR_INVALID_DOMAIN_CHECKPOINT", "VIR_ERR_NO_DOMAIN_CHECKPOINT",
   "VIR_ERR_NO_DOMAIN_BACKUP", "VIR_ERR_INVALID_NETWORK_PORT", "VIR_ERR_NETWORK_PORT_EXIST", "VIR_ERR_NO_NETWORK_PORT",
   "VIR_ERR_NO_HOSTNAME", "VIR_ERR_CHECKPOINT_INCONSISTENT", "VIR_ERR_MULTIPLE_DOMAINS", "VIR_ERR_NO_NETWORK_METADATA",
-];
+] as const;
 
 /** virErrorDomain names (without the VIR_FROM_ prefix), indexed by value. */
 export const ERROR_DOMAIN_NAMES: readonly string[] = [
@@ -53,7 +53,7 @@ export const ERROR_DOMAIN_NAMES: readonly string[] = [
 export const ErrorCode = Object.fromEntries(ERROR_CODE_NAMES.map((n, i) => [n, i])) as Record<string, number>;
 
 export function errorCodeName(code: number): string {
-  return ERROR_CODE_NAMES[code] ?? `VIR_ERR_UNKNOWN_${code}`;
+  return (ERROR_CODE_NAMES as readonly string[])[code] ?? `VIR_ERR_UNKNOWN_${code}`;
 }
 
 export function errorDomainName(domain: number): string {

@@ -2,7 +2,7 @@
 // server errors noticed while sending, abort) and download.
 import { encode } from "./codec";
 import { RpcClient, StreamSink } from "./client";
-import { RpcAbortError, RpcProtocolError } from "./errors";
+import { CallTimeout, RpcAbortError, RpcProtocolError } from "./errors";
 import { encodePacket, MessageStatus, MessageType, Packet, STREAM_CHUNK } from "./packet";
 import { procedures, VOL_UPLOAD_SPARSE_STREAM } from "./procedures";
 import { streamHole, VolumeRef } from "./types";
@@ -59,15 +59,24 @@ class StreamState implements StreamSink {
     w?.();
   }
 
-  /** Waits for the next packet (or the link's end), bounded by `signal`. */
+  /** Waits for the next packet (or the link's end), bounded by `signal` and the client's call bound. */
   next(signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const onAbort = () => reject(new RpcAbortError(this.api, signal?.reason));
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.waiter = () => { signal?.removeEventListener("abort", onAbort); resolve(); };
-    });
+    const bound = stallBound(this.client, this.api, signal);
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(new RpcAbortError(this.api, bound.signal?.reason));
+      if (bound.signal?.aborted) return onAbort();
+      bound.signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiter = () => { bound.signal?.removeEventListener("abort", onAbort); resolve(); };
+    }).finally(bound.clear);
   }
+}
+
+/** `signal`, plus the client's call bound on one wait of a stream (no packet, no drain). */
+function stallBound(client: RpcClient, api: string, signal?: AbortSignal): { signal?: AbortSignal; clear(): void } {
+  if (client.callTimeoutMs <= 0) return { signal, clear: () => undefined };
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(new CallTimeout(api, client.callTimeoutMs)), client.callTimeoutMs);
+  return { signal: signal ? AbortSignal.any([signal, ac.signal]) : ac.signal, clear: () => clearTimeout(timer) };
 }
 
 function streamFrame(client: RpcClient, proc: number, serial: number, type: MessageType, status: MessageStatus, payload?: Buffer): Buffer {
@@ -87,14 +96,17 @@ export async function uploadVolume(client: RpcClient, vol: VolumeRef, source: As
     if (!client.write(frame)) {
       // back-pressure; a daemon error or the caller's abort ends the wait too
       const ac = new AbortController();
-      const onAbort = () => ac.abort(opts.signal?.reason);
-      opts.signal?.addEventListener("abort", onAbort, { once: true });
+      const bound = stallBound(client, proc.api, opts.signal);
+      const onAbort = () => ac.abort(bound.signal?.reason);
+      bound.signal?.addEventListener("abort", onAbort, { once: true });
       try {
         await Promise.race([client.drained(ac.signal), waitFailure(state, ac.signal)]);
       } finally {
-        opts.signal?.removeEventListener("abort", onAbort);
+        bound.signal?.removeEventListener("abort", onAbort);
+        bound.clear();
         ac.abort();
       }
+      if (bound.signal?.aborted) throw new RpcAbortError(proc.api, bound.signal.reason);
       if (state.failure) throw state.failure;
     }
   };

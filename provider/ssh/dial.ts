@@ -61,7 +61,7 @@ function sshError(label: string, target: HopTarget, err: Error & { level?: strin
   }
   if (err.level === "client-authentication") {
     return new DialError("ssh-handshake", label, `${where} did not accept ${state.material.source} for user ${target.user}`, {
-      hint: `Add the matching public key to ~${target.user}/.ssh/authorized_keys on the host, or check the user name`, cause: err, errorClass: "permanent",
+      hint: `Add the matching public key to ~${target.user}/.ssh/authorized_keys on the host, or check the user name`, cause: err, errorClass: "permanent", loginRefused: true,
     });
   }
   if (err.level === "client-timeout") {
@@ -204,6 +204,7 @@ export async function dial(host: ResolvedHost, material: AuthMaterial, opts: Dia
         uri: host.uri,
         keepaliveInterval: host.keepaliveIntervalMs / 1000,
         keepaliveCount: host.keepaliveCount,
+        callTimeoutMs: host.callTimeoutMs,
       }, AbortSignal.timeout(host.connectTimeoutMs));
     } catch (err) {
       throw libvirtStage(host, err);

@@ -59,6 +59,8 @@ export interface ResolvedHost {
   connectTimeoutMs: number;
   keepaliveIntervalMs: number;
   keepaliveCount: number;
+  /** Bound on each libvirt call's reply (PULUMI_KVM_CALL_TIMEOUT seconds, default 120; 0 for none). */
+  callTimeoutMs: number;
 }
 
 export const DEFAULT_SOCKET = "/var/run/libvirt/libvirt-sock";
@@ -115,7 +117,13 @@ export function resolveHost(config: HostConfig): ResolvedHost {
     connectTimeoutMs: (config.connectTimeout ?? 20) * 1000,
     keepaliveIntervalMs: keepaliveInterval * 1000,
     keepaliveCount: config.keepaliveCount ?? 3,
+    callTimeoutMs: callTimeoutMs(),
   };
+}
+
+function callTimeoutMs(): number {
+  const s = Number(process.env.PULUMI_KVM_CALL_TIMEOUT ?? 120);
+  return Number.isFinite(s) && s >= 0 ? s * 1000 : 120_000;
 }
 
 /**

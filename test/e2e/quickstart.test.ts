@@ -18,12 +18,14 @@ describe("e2e: the quickstart with the real Pulumi CLI", function () {
   let volumesBefore: string[];
   let domainsBefore: string[];
   let ip: string;
+  // its own object names: passes beside a running quickstart and another run's leftovers
+  const prefix = `qs${process.pid}`;
 
   before(async () => {
     const lab = labEnv();
     volumesBefore = volumeNames(lab);
     domainsBefore = domainNames();
-    e = await e2eStack(repoRoot, `e2e${process.pid}`);
+    e = await e2eStack(repoRoot, `e2e${process.pid}`, { prefix });
   });
   after(async () => {
     await e?.stack.destroy().catch(() => undefined);
@@ -57,7 +59,7 @@ describe("e2e: the quickstart with the real Pulumi CLI", function () {
     assert.deepStrictEqual(only((await e.stack.preview()).changeSummary), { same: 3, update: 1 });
     const up = await e.stack.up();
     assert.strictEqual(up.outputs.ip.value, ip);
-    assert.match(virsh(["dominfo", "quickstart-vm"]), /CPU\(s\):\s+2/);
+    assert.match(virsh(["dominfo", `${prefix}-vm`]), /CPU\(s\):\s+2/);
   });
 
   it("pulumi-kvm health --stack reports the stack's host and resources, and a VM destroyed out of band as drift", async () => {
@@ -67,15 +69,15 @@ describe("e2e: the quickstart with the real Pulumi CLI", function () {
     const report = JSON.parse(ok.stdout);
     assert.deepStrictEqual(report.hosts.map((h: any) => [h.host, h.ok]), [[`root@127.0.0.1:${labEnv().port}`, true]]);
     assert.deepStrictEqual(report.resources.map((r: any) => [r.name, r.kind, r.status]).sort(),
-      [["quickstart-disk", "Volume", "ok"], ["quickstart-image", "Image", "ok"], ["quickstart-vm", "Domain", "ok"]]);
-    virsh(["destroy", "quickstart-vm"]);
+      [[`${prefix}-disk`, "Volume", "ok"], [`${prefix}-image`, "Image", "ok"], [`${prefix}-vm`, "Domain", "ok"]]);
+    virsh(["destroy", `${prefix}-vm`]);
     const drift = await runCli(args, { env: e.env });
     assert.strictEqual(drift.code, 1);
-    const vm = JSON.parse(drift.stdout).resources.find((r: any) => r.name === "quickstart-vm");
+    const vm = JSON.parse(drift.stdout).resources.find((r: any) => r.name === `${prefix}-vm`);
     assert.strictEqual(vm.status, "drift");
     assert.match(vm.detail, /recorded running, host says not running/);
     const human = await runCli(args.slice(0, -1), { env: e.env });
-    assert.match(human.stdout, /quickstart-vm\s+Domain\s+root@127\.0\.0\.1:\d+\s+drift/);
+    assert.match(human.stdout, new RegExp(`${prefix}-vm\\s+Domain\\s+root@127\\.0\\.0\\.1:\\d+\\s+drift`));
   });
 
   it("destroys everything it made on the host", async () => {
@@ -92,7 +94,7 @@ describe("e2e: previews of broken hosts fail in check with the reason", function
     const lab = labEnv();
     const sshd = await startSshd(lab, {});
     sshd.stop();
-    const e = await e2eStack(repoRoot, `e2etcp${process.pid}`, { port: String(sshd.port) });
+    const e = await e2eStack(repoRoot, `e2etcp${process.pid}`, { port: String(sshd.port), prefix: `tcp${process.pid}` });
     try {
       await assert.rejects(e.stack.preview(), (err: Error) => {
         assert.match(err.message, new RegExp(`root@127\\.0\\.0\\.1:${sshd.port}`));
@@ -109,7 +111,7 @@ describe("e2e: previews of broken hosts fail in check with the reason", function
     const lab = labEnv();
     const name = `e2epool${process.pid}`;
     virsh(["pool-define-as", name, "dir", "--target", path.join(lab.poolDir, "..", name)]);
-    const e = await e2eStack(repoRoot, `e2epool${process.pid}`, { pool: name });
+    const e = await e2eStack(repoRoot, `e2epool${process.pid}`, { pool: name, prefix: `pl${process.pid}` });
     try {
       await assert.rejects(e.stack.preview(), (err: Error) => {
         assert.match(err.message, new RegExp(`storage pool "${name}" is inactive`));

@@ -64,7 +64,7 @@ describe("Domain", function () {
   });
 
   it("shows no change when nothing changed", async () => {
-    const news = await checked(domainProvider, { ...web, memory: "256MiB" });
+    const news = await checked(domainProvider, { ...web, memory: "256MiB" }, web);
     assert.deepStrictEqual(await domainProvider.diff(web.uuid, web, news), { changes: false, replaces: [], deleteBeforeReplace: false });
   });
 
@@ -74,7 +74,7 @@ describe("Domain", function () {
     const before = leaseOf();
     assert.ok(before);
     await new Promise((r) => setTimeout(r, 1100)); // lease expiry has second resolution
-    const news = await checked(domainProvider, { ...web, vcpu: 2, memory: "320MiB" });
+    const news = await checked(domainProvider, { ...web, vcpu: 2, memory: "320MiB" }, web);
     const d = await domainProvider.diff(web.uuid, web, news);
     assert.deepStrictEqual([d.changes, d.replaces], [true, []]);
     const { outs } = await domainProvider.update(web.uuid, web, news);
@@ -88,14 +88,32 @@ describe("Domain", function () {
     web = outs;
   });
 
+  it("restores and restarts the previous definition when the new one does not start", async () => {
+    const lab = labEnv();
+    const leaseOf = () => leases(lab.network).find((l) => l.mac === web.interfaces[0].mac);
+    const before = leaseOf();
+    const uuid = virsh(["domuuid", web.name]);
+    const news = await checked(domainProvider, { ...web, kernel: `/nonexistent/${tag}/vmlinuz` }, web);
+    await assert.rejects(domainProvider.update(web.uuid, web, news), (err: Error) => {
+      assert.match(err.message, /did not start .*the previous definition was restored and runs again/s);
+      return true;
+    });
+    assert.strictEqual(virsh(["domstate", web.name]), "running");
+    assert.strictEqual(virsh(["domuuid", web.name]), uuid);
+    assert.doesNotMatch(virsh(["dumpxml", "--inactive", web.name]), /<kernel>/, "the persistent definition is the previous one");
+    // the restarted guest is back once it renewed its lease (the next test shuts it down on ACPI)
+    for (let i = 0; i < 120 && leaseOf()?.expiry === before?.expiry; i++) await new Promise((r) => setTimeout(r, 500));
+    assert.notStrictEqual(leaseOf()?.expiry, before?.expiry, "the previous definition booted again");
+  });
+
   it("stops the domain with running: false and starts it with true", async () => {
-    const stop = await checked(domainProvider, { ...web, running: false, waitForIp: undefined });
+    const stop = await checked(domainProvider, { ...web, running: false, waitForIp: undefined }, web);
     const started = Date.now();
     const stopped = (await domainProvider.update(web.uuid, web, stop)).outs;
     assert.ok(Date.now() - started < 15_000, "the guest shut down on ACPI, not by destroy after shutdownTimeout");
     assert.strictEqual(stopped.running, false);
     assert.strictEqual(virsh(["domstate", web.name]), "shut off");
-    const start = await checked(domainProvider, { ...stopped, running: true });
+    const start = await checked(domainProvider, { ...stopped, running: true }, stopped);
     web = (await domainProvider.update(web.uuid, stopped, start)).outs;
     assert.strictEqual(web.running, true);
     assert.strictEqual(virsh(["domstate", web.name]), "running");
@@ -107,7 +125,7 @@ describe("Domain", function () {
     assert.strictEqual(id, web.uuid);
     assert.strictEqual(props.running, false);
     assert.strictEqual(props.state, "shutoff");
-    const news = await checked(domainProvider, { ...web, running: true });
+    const news = await checked(domainProvider, { ...web, running: true }, web);
     assert.strictEqual((await domainProvider.diff(id, props, news)).changes, true, "the next up starts it again");
   });
 
@@ -133,6 +151,43 @@ describe("Domain", function () {
     assert.strictEqual(err.properties.uuid, err.id);
     assert.ok(domainNames().includes(`${tag}-nodhcp`), "the domain is kept, not leaked");
     domains.push(err.properties);
+  });
+
+  it("reports an update whose waitForIp finds no address as not done, keeping the domain", async () => {
+    const nodhcp = domains.find((d) => d.name === `${tag}-nodhcp`)!;
+    const news = await checked(domainProvider, { ...nodhcp, vcpu: 2, waitForIp: { timeout: "10s", source: "lease" } }, nodhcp);
+    let err: any;
+    try { await domainProvider.update(nodhcp.uuid, nodhcp, news); } catch (e) { err = e; }
+    assert.ok(err, "the update must not report success without the address it was asked to wait for");
+    assert.match(err.message, /no ipv4 address within 10 s/);
+    assert.strictEqual(err.id, nodhcp.uuid, "Pulumi keeps tracking the domain");
+    assert.strictEqual(err.properties.vcpu, 2, "the new definition is recorded");
+    assert.ok(domainNames().includes(nodhcp.name));
+  });
+
+  it("refuses to delete an Image that a domain uses directly as its disk, naming the domain", async () => {
+    const lab = labEnv();
+    const inputs = await checked(imageProvider, { host: labHost(lab), name: `${tag}-direct-img.qcow2`, source: { path: lab.image } } as ImageInputs);
+    const img = (await imageProvider.create(inputs)).outs;
+    const vm = await domain({ name: `${tag}-on-image`, disks: [{ volume: img.name }], running: false });
+    try {
+      await assert.rejects(imageProvider.delete(img.key, img), new RegExp(`image default/${img.name} is a disk of domain ${vm.name}`));
+      assert.ok(volumeNames(lab).includes(img.name));
+    } finally {
+      await domainProvider.delete(vm.uuid, vm);
+      await imageProvider.delete(img.key, img);
+    }
+  });
+
+  it("deletes the seed volume from the pool recorded at create, after disk 0 moved to another pool", async () => {
+    const lab = labEnv();
+    const seed = `${web.name}-seed.iso`;
+    assert.ok(volumeNames(lab).includes(seed));
+    assert.strictEqual(web.seedPool, lab.pool);
+    const moved = { ...web, disks: [{ ...web.disks[0], pool: `${tag}-elsewhere` }] };
+    await domainProvider.delete(web.uuid, moved);
+    assert.ok(!volumeNames(lab).includes(seed), "the seed volume is not leaked");
+    assert.ok(!domainNames().includes(web.name));
   });
 
   it("refuses to delete or update a domain it did not create", async () => {

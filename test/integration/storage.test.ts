@@ -103,13 +103,13 @@ describe("Image and Volume", function () {
     assert.strictEqual(outs.capacityBytes, img.capacityBytes, "capacity defaults to the image's");
     const dumped = virsh(["vol-dumpxml", "--pool", lab.pool, outs.name]);
     assert.ok(dumped.includes(`<path>${img.path}</path>`), "backing store is the image");
-    const grow = await checked(volumeProvider, { ...inputs, capacity: "128MiB" });
+    const grow = await checked(volumeProvider, { ...inputs, capacity: "128MiB" }, outs);
     assert.deepStrictEqual(await volumeProvider.diff(outs.key, outs, grow), { changes: true, replaces: [], deleteBeforeReplace: false });
     const { outs: grown } = await volumeProvider.update(outs.key, outs, grow);
     assert.strictEqual(grown.capacityBytes, 128 * MiB);
     made[made.length - 1].outs = grown;
     assert.match(virsh(["vol-info", "--pool", lab.pool, outs.name, "--bytes"]), new RegExp(`Capacity:\\s+${128 * MiB} bytes`));
-    const shrink = await checked(volumeProvider, { ...inputs, capacity: "96MiB" });
+    const shrink = await checked(volumeProvider, { ...inputs, capacity: "96MiB" }, grown);
     assert.deepStrictEqual((await volumeProvider.diff(outs.key, grown, shrink)).replaces, ["capacity"]);
     const small = await checked(volumeProvider, { ...inputs, name: `${tag}-small.qcow2`, capacity: "32MiB" });
     await assert.rejects(volumeProvider.create(small), /capacity .* smaller than the image's/);

@@ -42,9 +42,9 @@ interface Ctx {
 }
 
 const valid = (ctx: Ctx, kind: Kind): Record<string, unknown> => ({
-  image: { host: ctx.host, resourceName: "bad-input-image", source: { path: ctx.lab.image } },
-  volume: { host: ctx.host, resourceName: "bad-input-volume", baseImage: ctx.baseImage },
-  domain: { host: ctx.host, resourceName: "bad-input-vm", type: "qemu", memory: "256MiB", disks: [{ volume: ctx.baseImage }], networkInterfaces: [{ network: ctx.lab.network }] },
+  image: { host: ctx.host, resourceName: `bad-input-image-${process.pid}`, source: { path: ctx.lab.image } },
+  volume: { host: ctx.host, resourceName: `bad-input-volume-${process.pid}`, baseImage: ctx.baseImage },
+  domain: { host: ctx.host, resourceName: `bad-input-vm-${process.pid}`, type: "qemu", memory: "256MiB", disks: [{ volume: ctx.baseImage }], networkInterfaces: [{ network: ctx.lab.network }] },
 }[kind]);
 
 const withHost = (over: Partial<HostConfig>) => (ctx: Ctx) => ({ host: { ...ctx.host, ...over } });
@@ -79,7 +79,7 @@ const cases: Case[] = [
   { what: "a file URL", kind: "image", inputs: () => ({ source: { url: "file:///etc/passwd" } }), at: "check", property: "source.url", says: /http:\/\/ or https:\/\// },
   { what: "a missing local file", kind: "image", inputs: () => ({ source: { path: "/nonexistent/x.qcow2" } }), at: "check", property: "source.path", says: /does not exist/ },
   { what: "a malformed sha256", kind: "image", inputs: (c) => ({ source: { path: c.lab.image, sha256: "abc" } }), at: "check", property: "source.sha256", says: /64 hex digits/ },
-  { what: "a wrong sha256", kind: "image", inputs: (c) => ({ source: { path: c.lab.image, sha256: "f".repeat(64) } }), at: "create", property: "source.sha256", says: /nothing was created/ },
+  { what: "a wrong sha256", kind: "image", inputs: (c) => ({ source: { path: c.lab.image, sha256: "f".repeat(64) } }), at: "check", property: "source.sha256", says: /source.sha256 is f+ but .* has sha256 [0-9a-f]{64}: fix the checksum or the file/ },
   { what: "a URL answering 404", kind: "image", inputs: (c) => ({ source: { url: c.url.replace("image.qcow2", "missing.qcow2") } }), at: "create", property: "source.url", says: /HTTP 404.*Check the URL/s },
   { what: "an unreachable URL", kind: "image", inputs: () => ({ source: { url: "http://127.0.0.1:1/x.qcow2" } }), at: "create", property: "source.url", says: /ECONNREFUSED.*reachable/s },
   { what: "a format the header contradicts", kind: "image", inputs: () => ({ format: "raw" }), at: "check", property: "format", says: /qcow2 by its header/ },
@@ -141,14 +141,14 @@ describe("bad inputs", function () {
       execFileSync("mount", ["-t", "tmpfs", "-o", opts, "tmpfs", path.join(tmp, dir)]);
       mounts.push(path.join(tmp, dir));
     }
-    const baseImage = "bad-input-base.qcow2";
+    const baseImage = `bad-input-base-${process.pid}.qcow2`;
     execFileSync("virsh", ["-q", "-c", "qemu:///system", "vol-create-as", lab.pool, baseImage, "64M", "--format", "qcow2"]);
     ctx = { lab, host: labHost(lab), tmp, url: server.url(), baseImage };
   });
 
   after(async () => {
     for (const m of mounts) execFileSync("umount", [m]);
-    execFileSync("virsh", ["-q", "-c", "qemu:///system", "vol-delete", "--pool", labEnv().pool, "bad-input-base.qcow2"]);
+    execFileSync("virsh", ["-q", "-c", "qemu:///system", "vol-delete", "--pool", labEnv().pool, ctx.baseImage]);
     await server.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   });

@@ -1,5 +1,5 @@
-// Faults the real parts cannot produce on demand: sshd killed mid-create, a link
-// blackholed mid-upload, libvirtd restarted between operations, a health probe timing
+// Faults the real parts cannot produce on demand: the link reset mid-create (before the
+// VM started, and while it waits for its IP), a link blackholed mid-upload, libvirtd restarted between operations, a health probe timing
 // out during an upload. Each ends in success on retry or a clear error, and afterwards
 // the host holds no object Pulumi does not know about.
 import * as assert from "assert";
@@ -18,9 +18,9 @@ import { HostConfig } from "../../provider/ssh/host";
 import { checked } from "../support/checked";
 import { labHost } from "../support/hosts";
 import { LabEnv, labEnv } from "../support/lab";
-import { knownHostsFor, startSshd } from "../support/sshd";
+import { knownHostsFor } from "../support/sshd";
 import { TcpProxy } from "../support/tcp-proxy";
-import { domainNames, volumeNames } from "../support/virsh";
+import { domainNames, virsh, volumeNames } from "../support/virsh";
 
 const MiB = 1024 * 1024;
 
@@ -55,34 +55,74 @@ describe("faults", function () {
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  it("sshd killed in the middle of a Domain create: a clear error, nothing left, success on retry", async () => {
+  /** An image and an overlay disk through `host`, known to the stack and removed at the end. */
+  async function diskFor(host: HostConfig, known: Known, tag: string): Promise<VolumeOutputs> {
     const lab = labEnv();
-    const known = new Known(lab);
-    const sshd = await startSshd(lab, {});
-    cleanup.push(async () => sshd.stop());
-    const host: HostConfig = labHost(lab, { port: sshd.port, knownHostsPath: knownHostsFor(lab, [sshd.port], tmp) });
-    const tag = `flt${process.pid}`;
     const img = (await imageProvider.create(await checked(imageProvider, { host, name: `${tag}-img`, source: { path: lab.image } } as ImageInputs))).outs;
     known.volumes.add(img.name);
     const disk = (await volumeProvider.create(await checked(volumeProvider, { host, name: `${tag}-disk`, baseImage: img.name } as VolumeInputs))).outs;
     known.volumes.add(disk.name);
     cleanup.push(async () => { await volumeProvider.delete(disk.key, disk); await imageProvider.delete(img.key, img); });
+    return disk;
+  }
+
+  async function proxiedHost(): Promise<{ proxy: TcpProxy; host: HostConfig }> {
+    const lab = labEnv();
+    const proxy = await TcpProxy.start(lab.port);
+    cleanup.push(() => proxy.close());
+    return { proxy, host: labHost(lab, { port: proxy.port, knownHostsPath: knownHostsFor(lab, [proxy.port], tmp) }) };
+  }
+
+  it("the link reset in the middle of a Domain create, before the VM started: a clear error, nothing left, success on retry", async () => {
+    const lab = labEnv();
+    const known = new Known(lab);
+    const { proxy, host } = await proxiedHost();
+    const tag = `flt${process.pid}`;
+    const disk = await diskFor(host, known, tag);
+    // 4 MiB of user data make the seed upload the one big write of the create: cut in its middle
+    const userData = `#cloud-config\n# ${crypto.randomBytes(3 * MiB).toString("base64")}\n`;
     const inputs = await checked(domainProvider, { host, name: `${tag}-vm`, type: "qemu", memory: "256MiB", shutdownTimeout: "10s",
-      disks: [{ volume: disk.name }], networkInterfaces: [{ network: lab.network }], cloudInit: { hostname: `${tag}-vm` }, waitForIp: { timeout: "120s" } } as DomainInputs);
-    const creating = domainProvider.create(inputs);
-    await new Promise((r) => setTimeout(r, 2500));
-    sshd.killSessions();
-    const err = await creating.then(() => undefined, (e: Error) => e);
+      disks: [{ volume: disk.name }], networkInterfaces: [{ network: lab.network }], cloudInit: { hostname: `${tag}-vm`, userData }, waitForIp: { timeout: "120s" } } as DomainInputs);
+    proxy.cutAfter(2 * MiB);
+    const err = await domainProvider.create(inputs).then(() => undefined, (e: Error) => e);
     assert.ok(err, "the create was cut off");
     assert.match(err.message, /creating domain .*-vm/);
+    assert.strictEqual((err as { id?: string }).id, undefined, "the VM never ran: nothing for Pulumi to track");
     assert.strictEqual(classify(err).errorClass, "unreachable");
-    assert.deepStrictEqual(known.orphans(), [], "the half-made domain and its seed were rolled back");
+    assert.deepStrictEqual(known.orphans(), [], "the half-made seed (and domain) were rolled back");
     const vm: DomainOutputs = (await domainProvider.create(inputs)).outs;
     known.domains.add(vm.name);
     known.volumes.add(`${vm.name}-seed.iso`);
     assert.match(vm.ipAddress ?? "", /^192\.168\.150\./);
     assert.deepStrictEqual(known.orphans(), []);
     await domainProvider.delete(vm.uuid, vm);
+  });
+
+  it("the link reset while a started VM waits for its IP: the VM is kept and tracked, and the next up continues", async () => {
+    const lab = labEnv();
+    const known = new Known(lab);
+    const { proxy, host } = await proxiedHost();
+    const tag = `fltip${process.pid}`;
+    const disk = await diskFor(host, known, tag);
+    const inputs = await checked(domainProvider, { host, name: `${tag}-vm`, type: "qemu", memory: "256MiB", shutdownTimeout: "10s",
+      disks: [{ volume: disk.name }], networkInterfaces: [{ network: lab.network }], waitForIp: { timeout: "120s", source: "lease" } } as DomainInputs);
+    const creating = domainProvider.create(inputs).then(() => undefined, (e: Error & { id?: string; properties?: DomainOutputs; reasons?: string[] }) => e);
+    const state = () => { try { return virsh(["domstate", `${tag}-vm`]); } catch { return "undefined"; } };
+    for (let i = 0; i < 300 && state() !== "running"; i++) await new Promise((r) => setTimeout(r, 100));
+    proxy.reset();
+    const err = await creating;
+    assert.ok(err, "the create could not observe the VM");
+    assert.ok(err.id && err.properties && err.reasons, `a partial-init error Pulumi tracks: ${err.message}`);
+    assert.strictEqual(err.properties.uuid, err.id);
+    assert.strictEqual(virsh(["domstate", `${tag}-vm`]), "running", "the started VM was not rolled back");
+    known.domains.add(`${tag}-vm`);
+    assert.deepStrictEqual(known.orphans(), []);
+    // the next up: Pulumi updates a resource recorded with init errors
+    const { outs } = await domainProvider.update(err.id, err.properties, inputs);
+    assert.strictEqual(outs.uuid, err.id);
+    assert.match(outs.ipAddress ?? "", /^192\.168\.150\./);
+    await domainProvider.delete(outs.uuid, outs);
+    assert.deepStrictEqual(known.orphans(), []);
   });
 
   it("a link blackholed in the middle of a 512 MiB Image upload: keepalive ends it, the leftover goes on the next call", async () => {

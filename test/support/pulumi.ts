@@ -28,8 +28,9 @@ export function pulumiEnv(backend: string): Record<string, string> {
   };
 }
 
-export async function e2eStack(workDir: string, stackName: string, config: Record<string, string> = {}, extraEnv: Record<string, string> = {}): Promise<E2eStack> {
-  const backend = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-e2e-"));
+/** A stack of the program in `workDir`; `sharedBackend` lets a second checkout see the same stack. */
+export async function e2eStack(workDir: string, stackName: string, config: Record<string, string> = {}, extraEnv: Record<string, string> = {}, sharedBackend?: string): Promise<E2eStack> {
+  const backend = sharedBackend ?? fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-e2e-"));
   const env = { ...pulumiEnv(backend), ...extraEnv };
   const stack = await LocalWorkspace.createOrSelectStack({ stackName, workDir }, { envVars: env });
   for (const [k, v] of Object.entries(config)) await stack.setConfig(k, { value: v });
@@ -38,7 +39,7 @@ export async function e2eStack(workDir: string, stackName: string, config: Recor
     async remove() {
       await stack.workspace.removeStack(stackName, { force: true }).catch(() => undefined);
       fs.rmSync(path.join(workDir, `Pulumi.${stackName}.yaml`), { force: true });
-      fs.rmSync(backend, { recursive: true, force: true });
+      if (!sharedBackend) fs.rmSync(backend, { recursive: true, force: true });
     },
   };
 }

@@ -10,6 +10,9 @@ export class TcpProxy {
   mode: ProxyMode = "pass";
   delayMs = 0;
   accepted = 0;
+  /** Bytes the clients sent through the proxy so far. */
+  sent = 0;
+  private cutAt: number | undefined;
 
   private constructor(private readonly targetPort: number, private readonly targetHost = "127.0.0.1") {
     this.server = net.createServer((client) => this.accept(client));
@@ -30,8 +33,14 @@ export class TcpProxy {
     const upstream = net.connect(this.targetPort, this.targetHost);
     const pair: [net.Socket, net.Socket] = [client, upstream];
     this.pairs.add(pair);
-    const pipe = (from: net.Socket, to: net.Socket) => from.on("data", (d) => {
+    const pipe = (from: net.Socket, to: net.Socket) => from.on("data", (d: Buffer) => {
       if (this.mode === "blackhole") return; // swallowed: the peer sees silence, not a reset
+      if (from === client) this.sent += d.length;
+      if (this.cutAt !== undefined && this.sent >= this.cutAt) {
+        this.cutAt = undefined;
+        this.reset();
+        return;
+      }
       if (this.delayMs > 0) setTimeout(() => to.writable && to.write(d), this.delayMs);
       else if (to.writable) to.write(d);
     });
@@ -40,6 +49,11 @@ export class TcpProxy {
     const end = () => { client.destroy(); upstream.destroy(); this.pairs.delete(pair); };
     client.on("close", end).on("error", end);
     upstream.on("close", end).on("error", end);
+  }
+
+  /** Resets every connection once the clients have sent `bytes` more (e.g. in the middle of an upload). */
+  cutAfter(bytes: number): void {
+    this.cutAt = this.sent + bytes;
   }
 
   /** Cuts every open connection with a reset. */

@@ -37,6 +37,49 @@ describe("Image diff", () => {
   }
 });
 
+describe("Image diff by content", () => {
+  const sha = "a".repeat(64);
+  const table: [string, ImageOutputs["source"], { changes: boolean; replaces: string[] }][] = [
+    ["the same bytes from another checkout directory", { path: "../ci-runner/debian.qcow2", sha256: sha }, { changes: true, replaces: [] }],
+    ["the matching sha256 added", { path: "/img/debian.qcow2", sha256: sha }, { changes: true, replaces: [] }],
+    ["a mirror URL with the same sha256", { url: "https://mirror.example/debian.qcow2", sha256: sha }, { changes: true, replaces: [] }],
+    ["other bytes at the same path", { path: "/img/debian.qcow2", sha256: "c".repeat(64) }, { changes: true, replaces: ["source"] }],
+    ["a URL with no checksum instead of a file", { url: "https://example/debian.qcow2" }, { changes: true, replaces: ["source"] }],
+  ];
+  for (const [what, source, want] of table) {
+    it(what, async () => {
+      const d = await imageProvider.diff(image.key, image, { ...image, source });
+      assert.deepStrictEqual({ changes: d.changes, replaces: d.replaces }, want);
+    });
+  }
+  it("is no change when the record and the source are the same, whatever the key order", async () => {
+    const olds = { ...image, source: { path: "./debian.qcow2", sha256: sha } };
+    const d = await imageProvider.diff(image.key, olds, { ...image, source: { sha256: sha, path: "./debian.qcow2" } });
+    assert.deepStrictEqual({ changes: d.changes, replaces: d.replaces }, { changes: false, replaces: [] });
+  });
+});
+
+describe("Volume diff of sizes libvirt rounds", () => {
+  // what check records (the request in bytes) and what libvirt made of it
+  const table: [string, number, number][] = [
+    ["\"1.5GB\"", 1.5e9, 1500000256],
+    ["1000001 bytes", 1000001, 1000448],
+    ["\"10GB\"", 1e10, 10000000000],
+    ["a pool that rounds to 4 MiB extents", 1.5e9, 1503657984],
+  ];
+  for (const [what, requested, made] of table) {
+    it(`${what}: no diff after up; shrinking below the request replaces, growing updates`, async () => {
+      const olds: VolumeOutputs = { ...volume, capacity: requested, capacityBytes: made };
+      const same = await volumeProvider.diff(volume.key, olds, { ...volume, capacity: requested });
+      assert.deepStrictEqual({ changes: same.changes, replaces: same.replaces }, { changes: false, replaces: [] });
+      const shrunk = await volumeProvider.diff(volume.key, olds, { ...volume, capacity: requested - 1 });
+      assert.deepStrictEqual(shrunk.replaces, ["capacity"]);
+      const grown = await volumeProvider.diff(volume.key, olds, { ...volume, capacity: made + 1 });
+      assert.deepStrictEqual({ changes: grown.changes, replaces: grown.replaces }, { changes: true, replaces: [] });
+    });
+  }
+});
+
 describe("Volume diff", () => {
   const table: [string, Partial<VolumeOutputs>, { changes: boolean; replaces: string[] }][] = [
     ["nothing changed", {}, { changes: false, replaces: [] }],

@@ -1,0 +1,154 @@
+// A Domain's inputs: their types, the defaults `check` fills in, and the validation
+// of every property with a message that names it.
+import { CloudInit } from "../iso/seed";
+import { HostConfig } from "../ssh/host";
+import { parseDuration, parseSize } from "../units";
+import { DiskSpec } from "../xml/domain";
+import { checkHostInput, checkName, Failures, isUnknown } from "./common";
+import { IpFamily, IpSource, WaitForIp } from "./domain-ip";
+
+export interface DiskInput {
+  /** Volume name (a Volume's or Image's name). */
+  volume: string;
+  pool?: string;
+  device?: "disk" | "cdrom";
+  bus?: DiskSpec["bus"];
+}
+
+export interface InterfaceInput {
+  network?: string;
+  bridge?: string;
+  mac?: string;
+  model?: string;
+}
+
+export interface DomainInputs {
+  host: HostConfig;
+  name: string;
+  resourceName?: string;
+  type?: "kvm" | "qemu";
+  vcpu?: number;
+  /** MiB after check ("2GiB" or a number of MiB before). */
+  memory?: number | string;
+  firmware?: "bios" | "uefi";
+  machine?: string;
+  cpuMode?: string;
+  disks: DiskInput[];
+  networkInterfaces?: InterfaceInput[];
+  cloudInit?: CloudInit;
+  kernel?: string;
+  initrd?: string;
+  cmdline?: string;
+  running?: boolean;
+  autostart?: boolean;
+  qemuAgent?: boolean;
+  graphics?: "none" | "vnc" | "spice";
+  waitForIp?: boolean | { timeout?: string; source?: IpSource; family?: IpFamily };
+  /** Bound on the graceful ACPI shutdown before destroy, e.g. "60s". */
+  shutdownTimeout?: string;
+}
+
+export interface DomainOutputs extends DomainInputs {
+  kvmKind: "Domain";
+  uuid: string;
+  state: string;
+  interfaces: { mac: string; network: string; addresses: string[] }[];
+  ipAddress?: string;
+  /** The NoCloud seed volume and its pool, recorded at create (disks may move later). */
+  seedVolume?: string;
+  seedPool?: string;
+}
+
+/** Where a new domain's seed volume goes: the pool of its first disk. */
+export function seedPoolFor(d: DomainInputs): string {
+  return d.disks[0]?.pool ?? "default";
+}
+
+const MAC_RE = /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i;
+
+export function waitSpec(w: DomainInputs["waitForIp"]): WaitForIp | undefined {
+  if (!w) return undefined;
+  const o = w === true ? {} : w;
+  const t = parseDuration(o.timeout ?? "5m");
+  return { timeoutMs: "ms" in t ? t.ms : 300_000, source: o.source ?? "any", family: o.family ?? "ipv4" };
+}
+
+export function shutdownMs(d: DomainInputs): number {
+  const t = parseDuration(d.shutdownTimeout ?? "60s");
+  return "ms" in t ? t.ms : 60_000;
+}
+
+export function checkInputs(news: DomainInputs, failures: Failures): DomainInputs {
+  const d: DomainInputs = {
+    ...news,
+    name: news.name ?? news.resourceName ?? "",
+    type: news.type ?? "kvm",
+    vcpu: news.vcpu ?? 1,
+    firmware: news.firmware ?? "bios",
+    running: news.running ?? true,
+    autostart: news.autostart ?? false,
+    qemuAgent: news.qemuAgent ?? false,
+    graphics: news.graphics ?? "none",
+    networkInterfaces: news.networkInterfaces ?? [],
+  };
+  const bad = (property: string, reason: string) => failures.push({ property, reason: `${property}: ${reason}` });
+  d.host = checkHostInput(failures, news.host) as HostConfig;
+  checkName(failures, "name", d.name);
+  if (!isUnknown(d.type) && !["kvm", "qemu"].includes(d.type!)) bad("type", `must be "kvm" or "qemu" (software emulation), got ${JSON.stringify(d.type)}`);
+  if (!isUnknown(d.vcpu) && (!Number.isInteger(d.vcpu) || d.vcpu! < 1 || d.vcpu! > 512)) bad("vcpu", `must be a whole number 1-512, got ${JSON.stringify(d.vcpu)}`);
+  if (!isUnknown(news.memory)) {
+    const m = parseSize(news.memory ?? 512, 2 ** 20);
+    if ("error" in m) bad("memory", `${m.error} (a number means MiB)`);
+    else if (m.bytes < 32 * 2 ** 20) bad("memory", `${JSON.stringify(news.memory)} is under 32 MiB; no guest boots with that`);
+    else if (m.bytes > 2 ** 42) bad("memory", `${JSON.stringify(news.memory)} is absurdly large (over 4 TiB)`);
+    else d.memory = Math.round(m.bytes / 2 ** 20);
+  }
+  if (!isUnknown(d.firmware) && !["bios", "uefi"].includes(d.firmware!)) bad("firmware", `must be "bios" or "uefi", got ${JSON.stringify(d.firmware)}`);
+  if (!isUnknown(d.graphics) && !["none", "vnc", "spice"].includes(d.graphics!)) bad("graphics", `must be "none", "vnc" or "spice"`);
+  if (!Array.isArray(news.disks) || news.disks.length === 0) {
+    if (!isUnknown(news.disks)) bad("disks", "give at least one disk: [{ volume: myVolume }]");
+  } else {
+    d.disks = news.disks.map((disk, i) => {
+      const out: DiskInput = { ...disk, pool: disk.pool ?? "default", device: disk.device ?? "disk", bus: disk.bus ?? (disk.device === "cdrom" ? "sata" : "virtio") };
+      checkName(failures, `disks[${i}].volume`, disk.volume);
+      checkName(failures, `disks[${i}].pool`, out.pool);
+      if (!isUnknown(out.device) && !["disk", "cdrom"].includes(out.device!)) bad(`disks[${i}].device`, `must be "disk" or "cdrom"`);
+      if (!isUnknown(out.bus) && !["virtio", "sata", "scsi", "ide"].includes(out.bus!)) bad(`disks[${i}].bus`, `must be virtio, sata, scsi or ide`);
+      if (out.device === "cdrom" && out.bus === "virtio") bad(`disks[${i}].bus`, "a cdrom cannot sit on virtio: use sata or scsi");
+      return out;
+    });
+  }
+  (d.networkInterfaces ?? []).forEach((nic, i) => {
+    if (isUnknown(nic)) return;
+    if (nic.network && nic.bridge) bad(`networkInterfaces[${i}]`, "give network or bridge, not both");
+    if (nic.network !== undefined) checkName(failures, `networkInterfaces[${i}].network`, nic.network);
+    if (nic.mac !== undefined && !isUnknown(nic.mac) && !MAC_RE.test(nic.mac)) bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is not a MAC address like 52:54:00:12:34:56`);
+    if (nic.mac && MAC_RE.test(nic.mac) && parseInt(nic.mac.slice(0, 2), 16) & 1) bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is a multicast address; use a unicast one such as 52:54:00:…`);
+  });
+  d.networkInterfaces = (d.networkInterfaces ?? []).map((n) => ({ ...n, model: n.model ?? "virtio", ...(n.mac ? { mac: n.mac.toLowerCase() } : {}) }));
+  if (news.kernel !== undefined && !isUnknown(news.kernel) && (typeof news.kernel !== "string" || !news.kernel.startsWith("/"))) bad("kernel", "must be an absolute path on the host");
+  if (news.initrd !== undefined && !news.kernel) bad("initrd", "needs kernel: an initrd is only used with direct kernel boot");
+  if (news.cmdline !== undefined && !news.kernel) bad("cmdline", "needs kernel: a command line is only used with direct kernel boot");
+  const wait = news.waitForIp;
+  if (wait && wait !== true && !isUnknown(wait)) {
+    if (wait.timeout !== undefined && "error" in parseDuration(wait.timeout)) bad("waitForIp.timeout", (parseDuration(wait.timeout) as { error: string }).error);
+    if (wait.source !== undefined && !["lease", "agent", "any"].includes(wait.source)) bad("waitForIp.source", `must be "lease", "agent" or "any"`);
+    if (wait.family !== undefined && !["ipv4", "ipv6", "any"].includes(wait.family)) bad("waitForIp.family", `must be "ipv4", "ipv6" or "any"`);
+    if (wait.source === "agent" && !news.qemuAgent) bad("waitForIp.source", `"agent" needs qemuAgent: true (and the agent in the guest)`);
+  }
+  if (wait && d.running === false) bad("waitForIp", "a domain with running: false never gets an address; drop waitForIp or run it");
+  if (wait && (d.networkInterfaces ?? []).length === 0) bad("waitForIp", "the domain has no networkInterfaces to get an address on");
+  if (wait && !news.kernel && d.disks?.[0]?.device === "cdrom" && !news.cloudInit) {
+    bad("disks[0].device", "the boot disk is a cdrom and waitForIp is set: an installer ISO gets no address by itself; boot from a disk volume or drop waitForIp");
+  }
+  if (news.shutdownTimeout !== undefined && "error" in parseDuration(news.shutdownTimeout)) bad("shutdownTimeout", (parseDuration(news.shutdownTimeout) as { error: string }).error);
+  if (news.cloudInit !== undefined && !isUnknown(news.cloudInit)) {
+    const c = news.cloudInit;
+    if (c.hostname !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9-]{0,62})$/.test(c.hostname)) bad("cloudInit.hostname", `"${c.hostname}" is not a host name (letters, digits, "-", at most 63)`);
+    for (const k of ["userData", "metaData", "networkConfig"] as const) {
+      if (c[k] !== undefined && typeof c[k] !== "string") bad(`cloudInit.${k}`, "must be a string");
+    }
+  }
+  return d;
+}
+

@@ -1,0 +1,88 @@
+// From a Domain's inputs to libvirt's terms and back: the disks resolved to pool
+// paths, the MACs an interface keeps across a redefinition, the DomainSpec the XML
+// builder takes, and the outputs composed from what libvirt reports.
+import { KvmError } from "../errors";
+import { DomainRef, Libvirt } from "../libvirt/api";
+import { DiskSpec, DomainSpec, InterfaceSpec, ParsedDomain } from "../xml/domain";
+import { DomainInputs, DomainOutputs, InterfaceInput } from "./domain-inputs";
+import { InterfaceAddresses } from "./domain-ip";
+import { describeVolume, findPool, findVolume } from "./storage";
+
+const STATE_NAMES = ["nostate", "running", "blocked", "paused", "shutdown", "shutoff", "crashed", "pmsuspended"];
+
+export function stateName(state: number): string {
+  return STATE_NAMES[state] ?? String(state);
+}
+
+export async function resolveDisks(lv: Libvirt, d: DomainInputs, host: string): Promise<DiskSpec[]> {
+  return Promise.all(d.disks.map(async (disk, i) => {
+    const pool = await findPool(lv, disk.pool ?? "default");
+    const vol = pool && (await findVolume(lv, pool, disk.volume));
+    if (!vol) {
+      throw new KvmError("not-found", `volume "${disk.volume}" is not in pool "${disk.pool}"`, { host, property: `disks[${i}].volume`, fix: "Create it (a Volume resource) or fix the name and pool" });
+    }
+    const desc = await describeVolume(lv, vol);
+    return { path: desc.path, format: desc.format ?? "raw", device: disk.device ?? "disk", bus: disk.bus ?? "virtio" };
+  }));
+}
+
+type Nic = { mac: string; network?: string; bridge?: string };
+
+/**
+ * The MAC each wanted interface gets on a redefinition: a pinned one as given, else
+ * the MAC of a current interface on the same network or bridge (its identity, not
+ * its list position: removing NIC 0 moves no address), else a new one from libvirt.
+ */
+export function keptMacs(current: Nic[], wanted: InterfaceInput[]): (string | undefined)[] {
+  const pinned = new Set(wanted.map((w) => w.mac?.toLowerCase()).filter(Boolean));
+  const free = current.filter((c) => !pinned.has(c.mac.toLowerCase()));
+  return wanted.map((w) => {
+    if (w.mac) return w.mac.toLowerCase();
+    const i = free.findIndex((c) => (c.network ?? "") === (w.network ?? "") && (c.bridge ?? "") === (w.bridge ?? ""));
+    return i < 0 ? undefined : free.splice(i, 1)[0].mac.toLowerCase();
+  });
+}
+
+export function specOf(d: DomainInputs, disks: DiskSpec[], seedPath: string | undefined, owner: string, macs: (string | undefined)[] = [], uuid?: string): DomainSpec {
+  return {
+    name: d.name, uuid, type: d.type ?? "kvm", vcpu: d.vcpu ?? 1, memoryMiB: Number(d.memory ?? 512), firmware: d.firmware ?? "bios",
+    machine: d.machine, cpuMode: d.cpuMode, disks, seedPath,
+    interfaces: (d.networkInterfaces ?? []).map((n, i): InterfaceSpec => ({ network: n.network, bridge: n.bridge, model: n.model ?? "virtio", mac: n.mac ?? macs[i] })),
+    kernel: d.kernel, initrd: d.initrd, cmdline: d.cmdline, qemuAgent: !!d.qemuAgent, graphics: d.graphics ?? "none", owner,
+  };
+}
+
+/** libvirt's UUID bytes as the dashed text Pulumi keeps as the id. */
+export function uuidText(dom: DomainRef): string {
+  const h = Buffer.from(dom.uuid).toString("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+export interface Observed {
+  parsed: ParsedDomain;
+  state: number;
+  active: boolean;
+  autostart: boolean;
+  addresses: InterfaceAddresses[];
+}
+
+type Recorded = Pick<DomainOutputs, "seedVolume" | "seedPool">;
+
+/** The outputs: the inputs as checked, overlaid with what libvirt reports now. */
+export function composeOutputs(d: DomainInputs, seen: Observed, recorded: Recorded): DomainOutputs {
+  const interfaces = seen.parsed.interfaces.map((i) => ({
+    mac: i.mac, network: i.network ?? (i.bridge ? `bridge:${i.bridge}` : ""),
+    addresses: seen.addresses.find((a) => a.mac === i.mac.toLowerCase())?.addresses ?? [],
+  }));
+  const ipAddress = interfaces.flatMap((i) => i.addresses)[0];
+  return {
+    ...d, ...recorded, kvmKind: "Domain", uuid: seen.parsed.uuid, name: seen.parsed.name, state: stateName(seen.state),
+    running: seen.active, autostart: seen.autostart, vcpu: seen.parsed.vcpu, memory: seen.parsed.memoryMiB, interfaces,
+    ...(ipAddress ? { ipAddress } : {}),
+  };
+}
+
+/** What Pulumi records of a VM that exists but could not be observed (the link died). */
+export function unobservedOutputs(d: DomainInputs, dom: DomainRef, recorded: Recorded): DomainOutputs {
+  return { ...d, ...recorded, kvmKind: "Domain", uuid: uuidText(dom), name: dom.name, state: "unknown", interfaces: [] };
+}

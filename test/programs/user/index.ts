@@ -1,0 +1,55 @@
+// What users write, from the smallest program up, chosen by stack config so one
+// program serves every e2e case. Every optional input is left out unless the
+// config names it.
+//   prefix      names of every object (a per-run tag)
+//   imagePath   the Image's source.path as written (may be relative: "./img.qcow2")
+//   disk        "overlay" (default: over the Image) | "blank"
+//   capacity    the Volume's capacity (digits: a number of bytes); absent: the image's size
+//   domain      "none" | "minimal" (one disk, nothing else) | "net" (a NIC, waitForIp)
+//   mac         a pinned MAC for the "net" domain's NIC
+//   port, privateKeyPath  the login (key rotation)
+import * as fs from "fs";
+import * as path from "path";
+import * as pulumi from "@pulumi/pulumi";
+import * as kvm from "pulumi-kvm";
+
+const config = new pulumi.Config();
+const lab: Record<string, string> = {};
+let dir = __dirname;
+while (!fs.existsSync(path.join(dir, ".lab", "env")) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+for (const line of fs.readFileSync(path.join(dir, ".lab", "env"), "utf8").split("\n")) {
+  const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+  if (m) lab[m[1]] = m[2];
+}
+
+const prefix = config.require("prefix");
+const host: kvm.HostArgs = {
+  address: lab.KVM_LAB_HOST,
+  port: Number(config.get("port") ?? lab.KVM_LAB_PORT),
+  user: lab.KVM_LAB_USER,
+  privateKeyPath: config.get("privateKeyPath") ?? lab.KVM_LAB_KEY,
+  knownHostsPath: lab.KVM_LAB_KNOWN_HOSTS,
+};
+
+const image = new kvm.Image(`${prefix}-image`, { host, source: { path: config.get("imagePath") ?? lab.KVM_LAB_IMAGE } });
+const capacity = config.get("capacity");
+const disk = config.get("disk") === "blank"
+  ? new kvm.Volume(`${prefix}-disk`, { host, capacity: /^\d+$/.test(capacity ?? "") ? Number(capacity) : capacity })
+  : new kvm.Volume(`${prefix}-disk`, { host, baseImage: image, capacity });
+
+const kind = config.get("domain") ?? "none";
+const vm = kind === "minimal"
+  ? new kvm.Domain(`${prefix}-vm`, { host, type: "qemu", memory: "128MiB", disks: [{ volume: disk }] })
+  : kind === "net"
+    ? new kvm.Domain(`${prefix}-vm`, {
+      host, type: "qemu", memory: "128MiB", disks: [{ volume: disk }], shutdownTimeout: "5s",
+      networkInterfaces: [{ network: lab.KVM_LAB_NETWORK, mac: config.get("mac") }],
+      waitForIp: { timeout: "3m", source: "lease" },
+    })
+    : undefined;
+
+export const imageSha256 = image.sha256;
+export const capacityBytes = disk.capacityBytes;
+export const state = vm?.state;
+export const ip = vm?.ipAddress;
+export const mac = vm?.interfaces.apply((i) => i[0]?.mac);

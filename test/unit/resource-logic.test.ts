@@ -1,0 +1,88 @@
+// Pure logic of the resources the review found wrong: canonical equality, MACs kept by
+// interface identity, the error classes of libvirt's vague codes, the exact codes a
+// rollback takes for "already gone", and the bound on every call.
+import * as assert from "assert";
+import { Duplex } from "stream";
+import { classify } from "../../provider/errors";
+import { LibvirtError } from "../../provider/libvirt/api";
+import { RpcClient } from "../../provider/rpc/client";
+import { ErrorCode } from "../../provider/rpc/error-codes";
+import { RpcAbortError } from "../../provider/rpc/errors";
+import { deepEqual } from "../../provider/resources/common";
+import { keptMacs } from "../../provider/resources/domain-spec";
+import { removeLeftover } from "../../provider/resources/rollback";
+
+const libvirtError = (code: string) => new LibvirtError({ code: ErrorCode[code], domain: 0, message: code, level: 2 } as any, "virStorageVolLookupByName");
+
+describe("deepEqual", () => {
+  it("does not depend on key order or absent members, at any depth", () => {
+    assert.ok(deepEqual({ a: 1, b: { c: 2, d: [1, { e: 1, f: 2 }] } }, { b: { d: [1, { f: 2, e: 1 }], c: 2 }, a: 1 }));
+    assert.ok(deepEqual({ a: 1, b: undefined }, { a: 1 }));
+    assert.ok(!deepEqual({ a: 1 }, { a: 2 }));
+    assert.ok(!deepEqual([1, 2], [2, 1]), "list order matters");
+  });
+});
+
+describe("keptMacs", () => {
+  const current = [{ mac: "52:54:00:00:00:01", network: "a" }, { mac: "52:54:00:00:00:02", network: "b" }];
+  it("keeps each interface's MAC by its network when NIC 0 is removed", () => {
+    assert.deepStrictEqual(keptMacs(current, [{ network: "b" }]), ["52:54:00:00:00:02"]);
+  });
+  it("keeps MACs when interfaces are reordered, and gives a new interface none (libvirt picks)", () => {
+    assert.deepStrictEqual(keptMacs(current, [{ network: "b" }, { network: "c" }, { network: "a" }]), ["52:54:00:00:00:02", undefined, "52:54:00:00:00:01"]);
+  });
+  it("gives pinned MACs first, never handing a pinned one to another interface", () => {
+    assert.deepStrictEqual(keptMacs(current, [{ network: "a" }, { network: "a", mac: "52:54:00:00:00:01" }]), [undefined, "52:54:00:00:00:01"]);
+  });
+  it("tells a bridge from a network", () => {
+    assert.deepStrictEqual(keptMacs([{ mac: "52:54:00:00:00:03", bridge: "br0" }], [{ network: "br0" }, { bridge: "br0" }]), [undefined, "52:54:00:00:00:03"]);
+  });
+});
+
+describe("error classes", () => {
+  for (const code of ["VIR_ERR_INTERNAL_ERROR", "VIR_ERR_OPERATION_FAILED", "VIR_ERR_SYSTEM_ERROR"]) {
+    it(`${code} is permanent, not transient`, () => assert.strictEqual(classify(libvirtError(code)).errorClass, "permanent"));
+  }
+  it("an abandoned call is a timeout", () => assert.strictEqual(classify(new RpcAbortError("virDomainShutdown", "x")).errorClass, "timeout"));
+});
+
+describe("rollback", () => {
+  const failing = (code: string) => new Proxy({}, { get: () => async () => { throw libvirtError(code); } }) as any;
+  for (const code of ["VIR_ERR_NO_STORAGE_VOL", "VIR_ERR_NO_STORAGE_POOL"]) {
+    it(`takes ${code} as already gone`, async () => {
+      await removeLeftover(failing(code), { host: { address: "h" }, kind: "volume", pool: "default", name: "v" });
+    });
+  }
+  it("takes VIR_ERR_NO_DOMAIN as already gone", async () => {
+    await removeLeftover(failing("VIR_ERR_NO_DOMAIN"), { host: { address: "h" }, kind: "domain", name: "d" });
+  });
+  for (const code of ["VIR_ERR_NO_SUPPORT", "VIR_ERR_NO_CONNECT", "VIR_ERR_NO_MEMORY", "VIR_ERR_NO_DOMAIN_METADATA"]) {
+    it(`does not take ${code} as gone: the object may still be there`, async () => {
+      await assert.rejects(removeLeftover(failing(code), { host: { address: "h" }, kind: "volume", pool: "default", name: "v" }), new RegExp(code));
+    });
+  }
+});
+
+describe("the call bound", () => {
+  it("abandons a call libvirtd never answers, naming the API, and keeps the link", async () => {
+    const silent = new Duplex({ read() {}, write(_c, _e, cb) { cb(); } });
+    const client = new RpcClient(silent, 200);
+    const started = Date.now();
+    await assert.rejects(client.call("domainShutdown", { dom: { name: "vm", uuid: Buffer.alloc(16), id: 1 } }), (err: Error) => {
+      assert.ok(err instanceof RpcAbortError);
+      assert.match(err.message, /virDomainShutdown abandoned: no reply within 0\.2 s \(PULUMI_KVM_CALL_TIMEOUT\)/);
+      return true;
+    });
+    assert.ok(Date.now() - started < 2000);
+    assert.strictEqual(client.closed, false, "a stuck call is not a dead link");
+    client.destroy(new Error("done"));
+  });
+
+  it("with no bound, a call waits until its reply", async () => {
+    const silent = new Duplex({ read() {}, write(_c, _e, cb) { cb(); } });
+    const client = new RpcClient(silent, 0);
+    const outcome = await Promise.race([client.call("connectGetLibVersion", undefined).then(() => "answered", () => "failed"), new Promise((r) => setTimeout(() => r("waiting"), 400))]);
+    assert.strictEqual(outcome, "waiting");
+    client.destroy(new Error("done"));
+  });
+});
