@@ -187,7 +187,9 @@ describe("faults", function () {
     const inputs = await checked(imageProvider, { host, name: `probe${process.pid}.raw`, source: { path: file } } as ImageInputs);
     await hostPool.connection(host);
     const creating = imageProvider.create(inputs);
-    await new Promise((r) => setTimeout(r, 1500));
+    // probe once the upload runs (the volume exists), not after a guessed delay
+    const exists = () => { try { virsh(["vol-info", "--pool", lab.pool, inputs.name]); return true; } catch { return false; } };
+    for (let i = 0; i < 200 && !exists(); i++) await new Promise((r) => setTimeout(r, 25));
     const health = await checkHost(host, { pool: lab.pool, timeoutMs: 5 });
     assert.strictEqual(health.stage, "timeout");
     const img: ImageOutputs = (await creating).outs;
