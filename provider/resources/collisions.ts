@@ -1,12 +1,19 @@
 // The collision check of `check`: a resource new to the stack whose libvirt name is
 // already taken on the host fails in `pulumi preview`, before anything is made,
 // instead of halfway through `pulumi up`.
+//
+// Pulumi checks a resource it is about to replace a second time, with no olds (so that
+// providers can pick new auto-names), and checks the dependents of a delete-before-
+// replace the same way, as new resources. Before either, the same deployment asked
+// this process to check or diff the resource with its recorded state: the names that
+// state holds are remembered here as the stack's own, so a replacement that keeps its
+// name is not reported as a collision with itself.
 import { hostPool } from "../pool/host-pool";
 import { Libvirt } from "../libvirt/api";
 import { HostConfig } from "../ssh/host";
-import { Failures, hostLabel, isUnknown } from "./common";
+import { Failures, hostLabel, hostPlace, isUnknown } from "./common";
 
-/** One libvirt name the new resource will take, and how to tell whether it is taken. */
+/** One libvirt name a resource takes, and how to tell whether it is taken. */
 export interface Claim {
   property: string;
   /** e.g. `volume "web.qcow2" in pool "default"` */
@@ -16,15 +23,37 @@ export interface Claim {
   taken(lv: Libvirt): Promise<boolean>;
 }
 
-/** Adds a failure for each claimed name that exists on the host. Silent when the host cannot be asked (the host check reports that). */
-export async function checkClaims(failures: Failures, host: HostConfig, claims: Claim[]): Promise<void> {
-  if (failures.length || isUnknown(host) || process.env.PULUMI_KVM_SKIP_HOST_CHECK === "1") return;
-  if (claims.some((c) => isUnknown(c.what))) return;
+export interface Claims {
+  host: HostConfig;
+  claims: Claim[];
+}
+
+/** Names the stack holds, as checks with olds told this process. */
+const inStack = new Set<string>();
+const keyOf = (host: HostConfig, c: Claim) => `${hostPlace(host)} ${c.what}`;
+
+/** Remembers the names a resource of the stack holds (from its recorded state). */
+export function rememberStackNames(recorded: Claims | undefined): void {
+  if (!recorded || isUnknown(recorded.host)) return;
+  for (const c of recorded.claims) if (!isUnknown(c.what)) inStack.add(keyOf(recorded.host, c));
+}
+
+/**
+ * Adds a failure for each name of `news` that exists on the host and is not the
+ * stack's own (`olds`, or remembered from an earlier check or diff). Silent when the
+ * host cannot be asked (the host check reports that).
+ */
+export async function checkClaims(failures: Failures, news: Claims, olds?: Claims): Promise<void> {
+  rememberStackNames(olds);
+  if (failures.length || isUnknown(news.host) || process.env.PULUMI_KVM_SKIP_HOST_CHECK === "1") return;
+  if (news.claims.some((c) => isUnknown(c.what))) return;
+  const fresh = news.claims.filter((c) => !inStack.has(keyOf(news.host, c)));
+  if (fresh.length === 0) return;
   let taken: Claim[];
   try {
-    taken = await hostPool.probe(host, async (lv) => {
+    taken = await hostPool.probe(news.host, async (lv) => {
       const out: Claim[] = [];
-      for (const c of claims) if (await c.taken(lv)) out.push(c);
+      for (const c of fresh) if (await c.taken(lv)) out.push(c);
       return out;
     }, 15_000);
   } catch {
@@ -33,7 +62,7 @@ export async function checkClaims(failures: Failures, host: HostConfig, claims: 
   for (const c of taken) {
     failures.push({
       property: c.property,
-      reason: `${c.what} already exists on ${hostLabel(host)} and is not part of this stack; pulumi-kvm cannot adopt it. Remove it on the host (${c.removal}) or choose another ${c.property}`,
+      reason: `${c.what} already exists on ${hostLabel(news.host)} and is not part of this stack; pulumi-kvm cannot adopt it. Remove it on the host (${c.removal}) or choose another ${c.property}`,
     });
   }
 }

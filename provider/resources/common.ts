@@ -94,10 +94,18 @@ export function hostLabel(host: HostConfig): string {
   return hostPool.describe(host).label;
 }
 
-/** Host fields that name the machine and socket: a change means another host. */
+/** The host fields that name the machine and socket (not how to log in): a change means another host. */
+export function hostPlace(h: HostConfig | undefined): string {
+  return JSON.stringify([h?.address, h?.port ?? 22, h?.user ?? "", h?.socketPath ?? "", h?.uri ?? ""]);
+}
+
+/** The olds `check` was given when the resource is in the stack (the engine sends {} for a new one). */
+export function recorded<T extends { host?: unknown; name?: unknown }>(olds: T | undefined): T | undefined {
+  return olds?.host && olds.name ? olds : undefined;
+}
+
 export function sameHost(a: HostConfig | undefined, b: HostConfig | undefined): boolean {
-  const id = (h: HostConfig | undefined) => JSON.stringify([h?.address, h?.port ?? 22, h?.user ?? "", h?.socketPath ?? "", h?.uri ?? ""]);
-  return id(a) === id(b);
+  return hostPlace(a) === hostPlace(b);
 }
 
 /** A value's canonical form: keys sorted, absent (undefined) members dropped. */

@@ -7,8 +7,8 @@ import { explain, KvmError } from "../errors";
 import { DomainRef, DomainXmlFlags, isLibvirtError, Libvirt, UndefineFlags } from "../libvirt/api";
 import { hostPool } from "../pool/host-pool";
 import { domainXml, OWNER_NS, parseDomainXml } from "../xml/domain";
-import { Claim, checkClaims } from "./collisions";
-import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, isUnknown, sameHost } from "./common";
+import { checkClaims, Claim, rememberStackNames } from "./collisions";
+import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, isUnknown, recorded, sameHost } from "./common";
 import { checkInputs, DomainInputs, DomainOutputs, seedPoolFor, shutdownMs, waitSpec } from "./domain-inputs";
 import { interfaceAddresses, leaseSnapshot, LeaseSnapshot, waitForAddress } from "./domain-ip";
 import { isActive, isActiveState, stopGracefully } from "./domain-power";
@@ -125,11 +125,13 @@ export const domainProvider: ResourceProvider<DomainInputs, DomainOutputs> = {
     await checkHostHealth(failures, inputs.host, seedPoolFor(inputs), networks[0]);
     for (const net of networks.slice(1)) await checkHostHealth(failures, inputs.host, seedPoolFor(inputs), net);
     // a domain new to the stack (or moving to a new name or host) must find its names free
-    if (olds?.name !== inputs.name || !sameHost(olds?.host, inputs.host)) await checkClaims(failures, inputs.host, claimsOf(inputs));
+    const previous = recorded(olds);
+    await checkClaims(failures, { host: inputs.host, claims: claimsOf(inputs) }, previous && { host: previous.host, claims: claimsOf(previous) });
     return { inputs, failures };
   },
 
   async diff(_id, olds, news) {
+    rememberStackNames({ host: olds.host, claims: claimsOf(olds) });
     const replaces: string[] = [];
     if (!sameHost(olds.host, news.host)) replaces.push("host");
     for (const k of REPLACE_KEYS) if (!deepEqual(olds[k], news[k])) replaces.push(k);

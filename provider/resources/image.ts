@@ -7,10 +7,10 @@ import { ImageSource, localImage, sha256File, sourceFile } from "../image/source
 import { hostPool } from "../pool/host-pool";
 import { HostConfig } from "../ssh/host";
 import { volumeXml } from "../xml/volume";
-import { checkHostHealth, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
+import { checkHostHealth, deepEqual, Failures, hostLabel, isUnknown, recorded, sameHost } from "./common";
 import { progressReporter } from "./progress";
-import { checkClaims } from "./collisions";
-import { checkStorageInputs, deleteVolume, describeVolume, domainsUsing, isNewVolume, poolForNewVolume, readVolume, volumeClaim, volumesBackedBy } from "./storage";
+import { checkClaims, rememberStackNames } from "./collisions";
+import { checkStorageInputs, deleteVolume, describeVolume, domainsUsing, poolForNewVolume, readVolume, volumeClaims, volumesBackedBy } from "./storage";
 import { DiffResult, ResourceProvider } from "./types";
 import { rollback } from "./rollback";
 
@@ -108,11 +108,13 @@ export const imageProvider: ResourceProvider<ImageInputs, ImageOutputs> = {
         failures.push({ property: "pool", reason: `pool "${inputs.pool}" on ${hostLabel(inputs.host)} has ${availableBytes} bytes free, the image needs ${size}` });
       }
     }
-    if (isNewVolume(olds, inputs)) await checkClaims(failures, inputs.host, [volumeClaim(inputs.host, inputs.pool, inputs.name)]);
+    const previous = recorded(olds);
+    await checkClaims(failures, volumeClaims(inputs), previous && volumeClaims(previous));
     return { inputs, failures };
   },
 
   async diff(_id, olds, news) {
+    rememberStackNames(volumeClaims(olds));
     const replaces: string[] = [];
     if (!sameHost(olds.host, news.host)) replaces.push("host");
     for (const k of ["pool", "name", "format"] as const) {

@@ -4,8 +4,8 @@ import { KvmError } from "../errors";
 import { hostPool } from "../pool/host-pool";
 import { LibvirtError } from "../rpc/errors";
 import { HostConfig } from "../ssh/host";
-import { checkHostInput, checkName, explainRecorded, Failures, hostLabel, sameHost } from "./common";
-import { Claim } from "./collisions";
+import { checkHostInput, checkName, explainRecorded, Failures, hostLabel } from "./common";
+import { Claims } from "./collisions";
 import { clearLeftovers, isJournalled } from "./rollback";
 import { Libvirt, PoolRef, VolumeRef } from "../libvirt/api";
 import { parseVolumeXml, VolumeDescription } from "../xml/volume";
@@ -129,18 +129,16 @@ export function checkStorageInputs<I extends { host: HostConfig; pool: string; n
   return inputs;
 }
 
-/** The volume name a new Image or Volume takes in its pool, for the collision check of `check`. */
-export function volumeClaim(host: HostConfig, poolName: string, name: string): Claim {
+/** The volume name an Image or Volume takes in its pool, for the collision check of `check`. */
+export function volumeClaims(v: { host: HostConfig; pool: string; name: string }): Claims {
   return {
-    property: "name", what: `volume "${name}" in pool "${poolName}"`, removal: `virsh vol-delete --pool ${poolName} ${name}`,
-    taken: async (lv) => {
-      const pool = await findPool(lv, poolName);
-      return !!pool && !!(await findVolume(lv, pool, name)) && !isJournalled(host, "volume", name, poolName);
-    },
+    host: v.host,
+    claims: [{
+      property: "name", what: `volume "${v.name}" in pool "${v.pool}"`, removal: `virsh vol-delete --pool ${v.pool} ${v.name}`,
+      taken: async (lv) => {
+        const pool = await findPool(lv, v.pool);
+        return !!pool && !!(await findVolume(lv, pool, v.name)) && !isJournalled(v.host, "volume", v.name, v.pool);
+      },
+    }],
   };
-}
-
-/** Whether `check` sees a resource new to the stack, or one moving to another name, pool or host. */
-export function isNewVolume(olds: { host?: HostConfig; pool?: string; name?: string } | undefined, news: { host: HostConfig; pool: string; name: string }): boolean {
-  return olds?.name !== news.name || olds?.pool !== news.pool || !sameHost(olds?.host, news.host);
 }

@@ -4,9 +4,9 @@ import { hostPool } from "../pool/host-pool";
 import { HostConfig } from "../ssh/host";
 import { parseSize } from "../units";
 import { volumeXml, VolumeFormat } from "../xml/volume";
-import { checkHostHealth, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
-import { checkClaims } from "./collisions";
-import { checkStorageInputs, deleteVolume, describeVolume, domainsUsing, findVolume, isNewVolume, poolForNewVolume, readVolume, volumeClaim } from "./storage";
+import { checkHostHealth, checkName, deepEqual, Failures, hostLabel, isUnknown, recorded, sameHost } from "./common";
+import { checkClaims, rememberStackNames } from "./collisions";
+import { checkStorageInputs, deleteVolume, describeVolume, domainsUsing, findVolume, poolForNewVolume, readVolume, volumeClaims } from "./storage";
 import { rollback } from "./rollback";
 import { DiffResult, ResourceProvider } from "./types";
 
@@ -60,11 +60,13 @@ export const volumeProvider: ResourceProvider<VolumeInputs, VolumeOutputs> = {
     if (availableBytes !== undefined && inputs.format === "raw" && typeof inputs.capacity === "number" && inputs.capacity > availableBytes) {
       failures.push({ property: "capacity", reason: `pool "${inputs.pool}" has ${availableBytes} bytes free, a raw volume of ${inputs.capacity} bytes does not fit` });
     }
-    if (isNewVolume(olds, inputs)) await checkClaims(failures, inputs.host, [volumeClaim(inputs.host, inputs.pool, inputs.name)]);
+    const previous = recorded(olds);
+    await checkClaims(failures, volumeClaims(inputs), previous && volumeClaims(previous));
     return { inputs, failures };
   },
 
   async diff(_id, olds, news) {
+    rememberStackNames(volumeClaims(olds));
     const replaces: string[] = [];
     if (!sameHost(olds.host, news.host)) replaces.push("host");
     for (const k of ["pool", "name", "baseImage"] as const) if (!deepEqual(olds[k], news[k])) replaces.push(k);

@@ -76,7 +76,7 @@ describe("e2e: what users do", function () {
     }
   });
 
-  it("previews another checkout of the same stack (image path \"./img.qcow2\") with no replace", async () => {
+  it("previews another checkout of the same stack (image path \"./img.qcow2\") with no replace, and replaces the image and its overlay for other bytes", async () => {
     const lab = labEnv();
     const base = fs.mkdtempSync(path.join(repoRoot, ".lab", "checkouts-"));
     const checkouts = ["a", "b"].map((c) => path.join(base, c));
@@ -88,7 +88,7 @@ describe("e2e: what users do", function () {
     const e = await userStack({ imagePath: "./img.qcow2" }, checkouts[0]);
     let other: E2eStack | undefined;
     try {
-      await e.stack.up();
+      const first = await e.stack.up();
       other = await e2eStack(checkouts[1], e.stack.name, {}, {}, e.backend);
       fs.copyFileSync(path.join(checkouts[0], `Pulumi.${e.stack.name}.yaml`), path.join(checkouts[1], `Pulumi.${e.stack.name}.yaml`));
       assert.deepStrictEqual(only((await other.stack.preview()).changeSummary), { same: 3 }, "the same bytes from another directory");
@@ -101,6 +101,12 @@ describe("e2e: what users do", function () {
       fs.appendFileSync(path.join(checkouts[1], "moved.qcow2"), Buffer.alloc(512));
       const changed = await other.stack.preview();
       assert.strictEqual(changed.changeSummary.replace, 2, JSON.stringify(changed.changeSummary));
+      // and up replaces them: the image delete-before-replace takes its overlay with it,
+      // and neither name counts as taken by a stranger
+      const replaced = await other.stack.up();
+      assert.strictEqual(replaced.summary.result, "succeeded");
+      assert.strictEqual(replaced.summary.resourceChanges?.replace, 2);
+      assert.notStrictEqual(replaced.outputs.imageSha256.value, first.outputs.imageSha256.value, "the new bytes were uploaded");
     } finally {
       await finish(e);
       if (other) fs.rmSync(path.join(checkouts[1], `Pulumi.${e.stack.name}.yaml`), { force: true });
@@ -133,7 +139,7 @@ describe("e2e: what users do", function () {
       });
       await e.stack.setConfig("privateKeyPath", { value: newKey });
       const p = await e.stack.preview();
-      assert.deepStrictEqual(only(p.changeSummary), { update: 3 }, "credentials are not identity: no replace");
+      assert.deepStrictEqual(only(p.changeSummary), { same: 1, update: 3 }, "credentials are not identity: the stack stays, no replace");
       const up2 = await e.stack.up();
       assert.strictEqual(up2.summary.result, "succeeded");
       assert.strictEqual(virsh(["domuuid", `${e.prefix}-vm`]), uuid, "the VM was not touched");
@@ -141,7 +147,8 @@ describe("e2e: what users do", function () {
       await e.stack.destroy();
       assert.ok(!domainNames().includes(`${e.prefix}-vm`));
     } finally {
-      fs.writeFileSync(authorizedFile, authorized + fs.readFileSync(`${newKey}.pub`, "utf8"));
+      // whatever key the stack recorded, its destroy can log in
+      fs.writeFileSync(authorizedFile, authorized + fs.readFileSync(`${oldKey}.pub`, "utf8") + fs.readFileSync(`${newKey}.pub`, "utf8"));
       await finish(e);
       fs.writeFileSync(authorizedFile, authorized);
       fs.rmSync(tmp, { recursive: true, force: true });
