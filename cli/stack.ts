@@ -6,7 +6,7 @@ import { promisify } from "util";
 import { HostHealth } from "../provider/health/check";
 import { isActiveState } from "../provider/resources/domain-power";
 import { HostPool } from "../provider/pool/host-pool";
-import { LibvirtError } from "../provider/rpc/errors";
+import { isLibvirtError } from "../provider/libvirt/api";
 import { HostConfig, hostIdentity, resolveHost } from "../provider/ssh/host";
 
 const run = promisify(execFile);
@@ -93,7 +93,7 @@ export async function stackTargets(stack: string, cwd: string): Promise<StackTar
             return { ...base, status: "ok" };
           }, timeoutMs);
         } catch (err) {
-          if (err instanceof LibvirtError && /^VIR_ERR_NO_/.test(err.codeName)) {
+          if (isLibvirtError(err, "NO_DOMAIN", "NO_STORAGE_VOL", "NO_STORAGE_POOL")) {
             return { ...base, status: "missing", detail: `${r.kind.toLowerCase()} ${r.name} is gone from the host (${err.codeName}); pulumi refresh will drop it` };
           }
           return { ...base, status: "unknown", detail: (err as Error).message };

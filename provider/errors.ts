@@ -2,7 +2,6 @@
 // the host, the object and the fix, and libvirt's code name when libvirt said it.
 // `classify` is the one place that decides.
 import { LibvirtError, RpcAbortError, RpcProtocolError, RpcTransportError } from "./rpc/errors";
-import { DialError } from "./ssh/dial-error";
 
 export type ErrorClass = "transient" | "permanent" | "not-found" | "conflict" | "timeout" | "unreachable";
 
@@ -13,6 +12,16 @@ export interface KvmErrorOptions {
   fix?: string;
   codeName?: string;
   cause?: unknown;
+}
+
+/** An error that carries a class decided where it was raised (KvmError, a dial failure). */
+interface DecidedError extends Error {
+  errorClass: ErrorClass;
+  codeName?: string;
+}
+
+function isDecided(err: unknown): err is DecidedError {
+  return err instanceof Error && typeof (err as Partial<DecidedError>).errorClass === "string";
 }
 
 /** An error whose class was decided where it was raised (bad input, a local failure). */
@@ -90,8 +99,7 @@ const libvirtClasses: Record<string, ErrorClass> = {
 
 /** Decides the class of any error the provider may see. */
 export function classify(err: unknown): Classified {
-  if (err instanceof KvmError) return { errorClass: err.errorClass, message: err.message, codeName: err.codeName };
-  if (err instanceof DialError) return { errorClass: err.errorClass, message: err.message };
+  if (isDecided(err)) return { errorClass: err.errorClass, message: err.message, codeName: err.codeName };
   if (err instanceof LibvirtError) {
     return { errorClass: libvirtClasses[err.codeName] ?? "transient", message: err.message, codeName: err.codeName };
   }
@@ -120,5 +128,5 @@ export function explain(err: unknown, host: string, what: string): KvmError {
 
 /** True when the SSH server refused the login itself (not the network, not the host key). */
 export function isLoginRefused(err: unknown): boolean {
-  return err instanceof DialError && err.loginRefused;
+  return (err as { loginRefused?: boolean } | undefined)?.loginRefused === true;
 }

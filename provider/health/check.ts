@@ -4,9 +4,8 @@
 // cuts off work on it. A pool or network verdict is decided after the calls return:
 // a missing pool is an answer, not a broken link.
 import { classify, ErrorClass } from "../errors";
-import { PoolInfo, PoolState } from "../libvirt/api";
+import { isLibvirtError, PoolInfo, PoolState } from "../libvirt/api";
 import { HostPool, hostPool } from "../pool/host-pool";
-import { LibvirtError } from "../rpc/errors";
 import { DialError } from "../ssh/dial-error";
 import { HostConfig } from "../ssh/host";
 
@@ -91,7 +90,7 @@ export async function checkHost(config: HostConfig, opts: HealthOptions, pool: H
   if (opts.pool && answers.poolInfo) {
     if ("error" in answers.poolInfo) {
       const e = answers.poolInfo.error;
-      const missing = e instanceof LibvirtError && e.codeName === "VIR_ERR_NO_STORAGE_POOL";
+      const missing = isLibvirtError(e, "NO_STORAGE_POOL");
       return fail("pool", e, {
         ...base,
         error: missing

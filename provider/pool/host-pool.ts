@@ -5,7 +5,7 @@
 import { isTransportFailure, KvmError } from "../errors";
 import { Libvirt } from "../libvirt/api";
 import { AuthMaterialLoader } from "../ssh/auth-material";
-import { Connection, dial } from "../ssh/dial";
+import { connect, Connection } from "./connection";
 import { HostConfig, hostIdentity, resolveHost, ResolvedHost } from "../ssh/host";
 import { Semaphore } from "./semaphore";
 
@@ -102,7 +102,7 @@ export class HostPool {
   private async dialEntry(e: HostEntry): Promise<Connection> {
     try {
       const material = e.material.load();
-      const conn = await dial(e.host, material, { onSshReady: () => { e.handshakes++; } });
+      const conn = await connect(e.host, material, { onSshReady: () => { e.handshakes++; } });
       e.material.confirm(material);
       e.conn = conn;
       e.dials++;

@@ -1,6 +1,6 @@
 // Upload progress for the provider's log: percent and MiB/s at most every few seconds.
 import { log } from "../log";
-import { TransferProgress } from "../rpc/stream";
+import { TransferProgress } from "../libvirt/api";
 
 export function progressReporter(host: string, what: string, total: number, everyMs = 3000): (p: TransferProgress) => void {
   const started = Date.now();

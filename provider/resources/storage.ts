@@ -2,12 +2,11 @@
 // their description as resource outputs.
 import { KvmError } from "../errors";
 import { hostPool } from "../pool/host-pool";
-import { LibvirtError } from "../rpc/errors";
 import { HostConfig } from "../ssh/host";
 import { checkHostInput, checkName, explainRecorded, Failures, hostLabel } from "./common";
 import { Claims } from "./collisions";
 import { clearLeftovers, isJournalled } from "./rollback";
-import { Libvirt, PoolRef, VolumeRef } from "../libvirt/api";
+import { isLibvirtError, Libvirt, PoolRef, VolumeRef } from "../libvirt/api";
 import { parseVolumeXml, VolumeDescription } from "../xml/volume";
 import { at, children, node, parseXml } from "../xml/dom";
 
@@ -15,7 +14,7 @@ export async function findVolume(lv: Libvirt, pool: PoolRef, name: string): Prom
   try {
     return await lv.lookupVolume(pool, name);
   } catch (err) {
-    if (err instanceof LibvirtError && err.codeName === "VIR_ERR_NO_STORAGE_VOL") return undefined;
+    if (isLibvirtError(err, "NO_STORAGE_VOL")) return undefined;
     throw err;
   }
 }
@@ -24,7 +23,7 @@ export async function findPool(lv: Libvirt, name: string): Promise<PoolRef | und
   try {
     return await lv.lookupPool(name);
   } catch (err) {
-    if (err instanceof LibvirtError && err.codeName === "VIR_ERR_NO_STORAGE_POOL") return undefined;
+    if (isLibvirtError(err, "NO_STORAGE_POOL")) return undefined;
     throw err;
   }
 }
@@ -42,7 +41,7 @@ export async function volumesBackedBy(lv: Libvirt, pool: PoolRef, path: string):
     try {
       if (parseVolumeXml(await lv.volumeXml(v)).backingPath === path) out.push(v.name);
     } catch (err) {
-      if (!(err instanceof LibvirtError && err.codeName === "VIR_ERR_NO_STORAGE_VOL")) throw err; // deleted meanwhile
+      if (!isLibvirtError(err, "NO_STORAGE_VOL")) throw err; // deleted meanwhile
     }
   }
   return out;
@@ -56,7 +55,7 @@ export async function domainsUsing(lv: Libvirt, path: string): Promise<string[]>
       const devices = node(parseXml(await lv.domainXml(d, 0)), "devices");
       if (children(devices, "disk").some((disk) => at(disk, "source@file") === path)) out.push(d.name);
     } catch (err) {
-      if (!(err instanceof LibvirtError && err.codeName === "VIR_ERR_NO_DOMAIN")) throw err;
+      if (!isLibvirtError(err, "NO_DOMAIN")) throw err;
     }
   }
   return out;

@@ -1,11 +1,23 @@
 // Data streams over the RPC client: volume upload (with back-pressure, sparse holes,
-// server errors noticed while sending, abort) and download.
+// server errors noticed while sending, abort) and download. Both take the row of the
+// procedure that opens the stream (virStorageVolUpload / virStorageVolDownload).
 import { encode } from "./codec";
 import { RpcClient, StreamSink } from "./client";
 import { CallTimeout, RpcAbortError, RpcProtocolError } from "./errors";
 import { encodePacket, MessageStatus, MessageType, Packet, STREAM_CHUNK } from "./packet";
-import { procedures, VOL_UPLOAD_SPARSE_STREAM } from "./procedures";
+import { Procedure } from "./procedure";
 import { streamHole, VolumeRef } from "./types";
+
+/** The arguments of virStorageVolUpload and virStorageVolDownload. */
+export interface VolumeTransfer {
+  vol: VolumeRef;
+  offset: bigint;
+  length: bigint;
+  flags: number;
+}
+
+/** virStorageVolUploadFlags: holes may be sent as STREAM_HOLE packets. */
+const VOL_UPLOAD_SPARSE_STREAM = 1;
 
 /** A piece of an upload: bytes, or a run of zeros the daemon can skip (sparse). */
 export type UploadChunk = { data: Buffer } | { hole: number };
@@ -33,9 +45,19 @@ class StreamState implements StreamSink {
   finished = false;
   eof = false;
   readonly data: Buffer[] = [];
+  /** Bytes in `data`, and whether they passed the bound (the consumer stalled). */
+  private buffered = 0;
+  overflowed = false;
   private waiter: (() => void) | undefined;
 
-  constructor(private readonly client: RpcClient, private readonly api: string) {}
+  constructor(private readonly client: RpcClient, private readonly api: string, private readonly maxBuffered = Infinity) {}
+
+  /** The oldest unread chunk. */
+  take(): Buffer {
+    const chunk = this.data.shift()!;
+    this.buffered -= chunk.length;
+    return chunk;
+  }
 
   onPacket(packet: Packet): void {
     const { status } = packet.header;
@@ -43,7 +65,14 @@ class StreamState implements StreamSink {
     else if (status === MessageStatus.Ok) this.finished = true;
     else if (packet.header.type === MessageType.Stream) {
       if (packet.payload.length === 0) this.eof = true;
-      else this.data.push(Buffer.from(packet.payload));
+      else if (!this.overflowed) {
+        this.data.push(Buffer.from(packet.payload));
+        this.buffered += packet.payload.length;
+        if (this.buffered > this.maxBuffered) {
+          this.overflowed = true;
+          this.failure ??= new RpcProtocolError(`${this.api}: the reader left more than ${this.maxBuffered} bytes unread; the download was dropped (the link stays up)`);
+        }
+      }
     }
     this.wake();
   }
@@ -84,10 +113,9 @@ function streamFrame(client: RpcClient, proc: number, serial: number, type: Mess
 }
 
 /** Uploads `source` into a volume; resolves when the daemon confirmed the finish. */
-export async function uploadVolume(client: RpcClient, vol: VolumeRef, source: AsyncIterable<UploadChunk>, opts: UploadOptions = {}): Promise<TransferProgress> {
-  const proc = procedures.storageVolUpload;
+export async function uploadVolume(client: RpcClient, proc: Procedure<VolumeTransfer, void>, vol: VolumeRef, source: AsyncIterable<UploadChunk>, opts: UploadOptions = {}): Promise<TransferProgress> {
   const state = new StreamState(client, proc.api);
-  const serial = await client.openStream("storageVolUpload", {
+  const serial = await client.openStream(proc, {
     vol, offset: opts.offset ?? 0n, length: opts.length ?? 0n, flags: opts.sparse ? VOL_UPLOAD_SPARSE_STREAM : 0,
   }, state, opts.signal);
   const progress: TransferProgress = { covered: 0, sent: 0 };
@@ -157,32 +185,27 @@ export interface DownloadOptions {
   offset?: bigint;
   length?: bigint;
   signal?: AbortSignal;
-  /** Bytes buffered before reading from the link pauses. */
-  highWaterMark?: number;
+  /** Bytes this download may hold unread before it fails (its consumer stalled). */
+  maxBuffered?: number;
 }
 
-/** Downloads a volume as a sequence of chunks. */
-export async function* downloadVolume(client: RpcClient, vol: VolumeRef, opts: DownloadOptions = {}): AsyncGenerator<Buffer> {
-  const proc = procedures.storageVolDownload;
-  const state = new StreamState(client, proc.api);
-  const serial = await client.openStream("storageVolDownload", {
-    vol, offset: opts.offset ?? 0n, length: opts.length ?? 0n, flags: 0,
-  }, state, opts.signal);
-  const highWater = opts.highWaterMark ?? 8 * 1024 * 1024;
-  let paused = false;
+/**
+ * Downloads a volume as a sequence of chunks. libvirt has no per-stream flow control:
+ * the daemon sends as fast as the link takes it, and pausing the shared link would
+ * starve every other call and the keepalive on it. So the link is never paused: the
+ * chunks wait in this stream's own buffer, which is bounded by `maxBuffered`.
+ */
+export async function* downloadVolume(client: RpcClient, proc: Procedure<VolumeTransfer, void>, vol: VolumeRef, opts: DownloadOptions = {}): AsyncGenerator<Buffer> {
+  const maxBuffered = opts.maxBuffered ?? 256 * 1024 * 1024;
+  const state = new StreamState(client, proc.api, maxBuffered);
+  const serial = await client.openStream(proc, { vol, offset: opts.offset ?? 0n, length: opts.length ?? 0n, flags: 0 }, state, opts.signal);
   let completed = false;
   try {
     for (;;) {
-      while (state.data.length > 0) {
-        const chunk = state.data.shift()!;
-        if (paused && state.data.length === 0) { client.pauseReading(false); paused = false; }
-        yield chunk;
-      }
+      while (state.data.length > 0 && !state.overflowed) yield state.take();
       if (state.failure) throw state.failure;
       if (state.eof) break;
       await state.next(opts.signal);
-      const buffered = state.data.reduce((n, b) => n + b.length, 0);
-      if (!paused && buffered > highWater) { client.pauseReading(true); paused = true; }
     }
     // end of data: confirm the finish and wait for the daemon's verdict
     client.write(streamFrame(client, proc.proc, serial, MessageType.Stream, MessageStatus.Ok));
@@ -190,8 +213,7 @@ export async function* downloadVolume(client: RpcClient, vol: VolumeRef, opts: D
     if (state.failure) throw state.failure;
     completed = true;
   } finally {
-    if (paused) client.pauseReading(false);
-    if (!completed && !state.failure && !client.closed) {
+    if (!completed && !client.closed && (!state.failure || state.overflowed)) {
       client.write(streamFrame(client, proc.proc, serial, MessageType.Stream, MessageStatus.Error));
     }
     client.closeStream(serial);

@@ -1,11 +1,10 @@
 // The connection object users give every resource, and its resolution through
-// ~/.ssh/config into what the dialer needs.
+// ~/.ssh/config into what the dialer and the pool need.
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import SSHConfig from "ssh-config";
-import { DEFAULT_URI } from "../rpc/client";
 
 export interface HostConfig {
   /** Host name, IP address, or a Host alias of ~/.ssh/config. */
@@ -64,6 +63,8 @@ export interface ResolvedHost {
 }
 
 export const DEFAULT_SOCKET = "/var/run/libvirt/libvirt-sock";
+/** The hypervisor URI the pool opens through the socket, as libvirt's remote driver sends it. */
+export const DEFAULT_URI = "qemu:///system";
 
 export function expandHome(p: string): string {
   return p === "~" ? os.homedir() : p.startsWith("~/") ? path.join(os.homedir(), p.slice(2)) : p;

@@ -7,8 +7,10 @@ import * as os from "os";
 import * as path from "path";
 import { Client } from "ssh2";
 import { fileChunks } from "../../provider/image/chunks";
-import { RpcLibvirt } from "../../provider/libvirt/rpc-libvirt";
+import { Libvirt } from "../../provider/libvirt/api";
+import { rpcLibvirt } from "../../provider/libvirt/rpc-libvirt";
 import { RpcClient } from "../../provider/rpc/client";
+import { closeClient, openClient } from "../../provider/rpc/handshake";
 import { LibvirtError, RpcAbortError } from "../../provider/rpc/errors";
 import { PoolRef, VolumeRef } from "../../provider/rpc/types";
 import { labEnv } from "../support/lab";
@@ -27,7 +29,7 @@ describe("RPC client", function () {
   this.timeout(180_000);
   let ssh: Client;
   let client: RpcClient;
-  let lv: RpcLibvirt;
+  let lv: Libvirt;
   let pool: PoolRef;
   const made: VolumeRef[] = [];
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rpc-"));
@@ -36,14 +38,14 @@ describe("RPC client", function () {
     const lab = labEnv();
     const link = await sshSocket(lab);
     ssh = link.ssh;
-    client = await RpcClient.open(link.stream);
-    lv = new RpcLibvirt(client);
+    client = await openClient(link.stream, { uri: "qemu:///system" });
+    lv = rpcLibvirt(client);
     pool = await lv.lookupPool(lab.pool);
   });
 
   after(async () => {
     for (const v of made) await lv.deleteVolume(v).catch(() => undefined);
-    await client?.close();
+    if (client) await closeClient(client);
     ssh?.end();
     fs.rmSync(tmp, { recursive: true, force: true });
   });
@@ -59,10 +61,10 @@ describe("RPC client", function () {
 
   it("completes the handshake on the local socket", async () => {
     const lab = labEnv();
-    const local = await RpcClient.open(await localSocket(lab));
-    const ver = await new RpcLibvirt(local).libVersion();
+    const local = await openClient(await localSocket(lab), { uri: "qemu:///system" });
+    const ver = await rpcLibvirt(local).libVersion();
     assert.ok(ver >= 1_000_000n, `version ${ver}`);
-    await local.close();
+    await closeClient(local);
     assert.ok(local.closed);
   });
 
@@ -152,15 +154,15 @@ describe("RPC client", function () {
     const lab = labEnv();
     const link = await sshSocket(lab);
     // our own pings only after 1000 s: every PING during the idle time comes from libvirtd
-    const idle = await RpcClient.open(link.stream, { keepaliveInterval: 1000 });
+    const idle = await openClient(link.stream, { uri: "qemu:///system", keepaliveInterval: 1000 });
     try {
       await new Promise((r) => setTimeout(r, 40_000));
       assert.ok(idle.stats.pingsAnswered >= 3, `answered ${idle.stats.pingsAnswered} pings`);
       assert.strictEqual(idle.stats.pingsSent, 0);
       assert.ok(!idle.closed);
-      assert.strictEqual(await new RpcLibvirt(idle).hostname(), os.hostname());
+      assert.strictEqual(await rpcLibvirt(idle).hostname(), os.hostname());
     } finally {
-      await idle.close();
+      await closeClient(idle);
       link.ssh.end();
     }
   });

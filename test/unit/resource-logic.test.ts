@@ -5,6 +5,7 @@ import * as assert from "assert";
 import { Duplex } from "stream";
 import { classify } from "../../provider/errors";
 import { LibvirtError } from "../../provider/libvirt/api";
+import { rpcLibvirt } from "../../provider/libvirt/rpc-libvirt";
 import { RpcClient } from "../../provider/rpc/client";
 import { ErrorCode } from "../../provider/rpc/error-codes";
 import { RpcAbortError } from "../../provider/rpc/errors";
@@ -66,9 +67,9 @@ describe("rollback", () => {
 describe("the call bound", () => {
   it("abandons a call libvirtd never answers, naming the API, and keeps the link", async () => {
     const silent = new Duplex({ read() {}, write(_c, _e, cb) { cb(); } });
-    const client = new RpcClient(silent, 200);
+    const client = new RpcClient(silent, { callTimeoutMs: 200 });
     const started = Date.now();
-    await assert.rejects(client.call("domainShutdown", { dom: { name: "vm", uuid: Buffer.alloc(16), id: 1 } }), (err: Error) => {
+    await assert.rejects(rpcLibvirt(client).shutdownDomain({ name: "vm", uuid: Buffer.alloc(16), id: 1 }), (err: Error) => {
       assert.ok(err instanceof RpcAbortError);
       assert.match(err.message, /virDomainShutdown abandoned: no reply within 0\.2 s \(PULUMI_KVM_CALL_TIMEOUT\)/);
       return true;
@@ -80,8 +81,8 @@ describe("the call bound", () => {
 
   it("with no bound, a call waits until its reply", async () => {
     const silent = new Duplex({ read() {}, write(_c, _e, cb) { cb(); } });
-    const client = new RpcClient(silent, 0);
-    const outcome = await Promise.race([client.call("connectGetLibVersion", undefined).then(() => "answered", () => "failed"), new Promise((r) => setTimeout(() => r("waiting"), 400))]);
+    const client = new RpcClient(silent);
+    const outcome = await Promise.race([rpcLibvirt(client).libVersion().then(() => "answered", () => "failed"), new Promise((r) => setTimeout(() => r("waiting"), 400))]);
     assert.strictEqual(outcome, "waiting");
     client.destroy(new Error("done"));
   });

@@ -2,7 +2,7 @@ import * as assert from "assert";
 import { array, decode, encode, hyper, optional, string, struct, uhyper, uint } from "../../provider/rpc/codec";
 import { LibvirtError } from "../../provider/rpc/errors";
 import { decodeHeader, encodePacket, MessageStatus, MessageType, PacketParser, Program } from "../../provider/rpc/packet";
-import { procedures } from "../../provider/rpc/procedures";
+import { handshakeProcedures } from "../../provider/rpc/handshake";
 import { remoteError, streamHole } from "../../provider/rpc/types";
 import { XdrWriter } from "../../provider/rpc/xdr";
 
@@ -35,7 +35,7 @@ describe("XDR codecs", () => {
   });
 
   it("builds the fact sheet's CONNECT_OPEN example byte for byte", () => {
-    const p = procedures.connectOpen;
+    const p = handshakeProcedures.connectOpen;
     const frame = encodePacket(
       { prog: Program.REMOTE, vers: 1, proc: p.proc, type: MessageType.Call, serial: 2, status: MessageStatus.Ok },
       encode(p.args, { name: "qemu:///system", flags: 0 }),
