@@ -5,7 +5,7 @@
 // a missing pool is an answer, not a broken link.
 import { classify, ErrorClass } from "../errors";
 import { isLibvirtError, PoolInfo, PoolState } from "../libvirt/api";
-import { HostPool, hostPool } from "../pool/host-pool";
+import { HostAccess, hostPool } from "../pool/host-pool";
 import { DialError } from "../ssh/dial-error";
 import { HostConfig } from "../ssh/host";
 
@@ -56,7 +56,7 @@ interface Answers {
 }
 
 /** What the probe asks: the daemon's identity (unless `storageOnly`), then pool and network. */
-async function ask(pool: HostPool, config: HostConfig, opts: HealthOptions, storageOnly: boolean): Promise<Answers> {
+async function ask(pool: HostAccess, config: HostConfig, opts: HealthOptions, storageOnly: boolean): Promise<Answers> {
   return pool.probe(config, async (lv) => {
     const [version, hostname] = storageOnly ? [undefined, undefined] : await Promise.all([lv.libVersion(), lv.hostname()]);
     const poolInfo = opts.pool ? await settle(lv.lookupPool(opts.pool).then(async (p) => ({ info: await lv.poolInfo(p) }))) : undefined;
@@ -69,7 +69,7 @@ async function ask(pool: HostPool, config: HostConfig, opts: HealthOptions, stor
  * Checks one host. With `storageOnly` the daemon's version and hostname are not asked
  * again (the memo has them) and only the pool and network verdicts are made.
  */
-export async function checkHost(config: HostConfig, opts: HealthOptions, pool: HostPool = hostPool, storageOnly = false): Promise<HostHealth> {
+export async function checkHost(config: HostConfig, opts: HealthOptions, pool: HostAccess = hostPool, storageOnly = false): Promise<HostHealth> {
   const started = Date.now();
   const label = pool.describe(config).label;
   const done = (h: Omit<HostHealth, "host" | "latencyMs">): HostHealth => ({ host: label, ...h, latencyMs: Date.now() - started });

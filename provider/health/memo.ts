@@ -1,7 +1,7 @@
 // Health results memoised per host for a few seconds, so the check hooks of fifty
 // resources on one host cost one probe of the daemon per preview; each distinct pool
 // and network is then looked up once on the same connection.
-import { HostPool, hostPool } from "../pool/host-pool";
+import { HostAccess, hostPool } from "../pool/host-pool";
 import { HostConfig } from "../ssh/host";
 import { checkHost, HealthOptions, HostHealth } from "./check";
 
@@ -15,7 +15,7 @@ interface Entry {
 
 const memo = new Map<string, Entry>();
 
-export function memoisedHealth(config: HostConfig, opts: HealthOptions, pool: HostPool = hostPool): Promise<HostHealth> {
+export function memoisedHealth(config: HostConfig, opts: HealthOptions, pool: HostAccess = hostPool): Promise<HostHealth> {
   const identity = pool.describe(config).identity;
   let e = memo.get(identity);
   if (!e || Date.now() - e.at >= MEMO_MS) {

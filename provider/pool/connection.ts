@@ -3,7 +3,7 @@
 // over that client (libvirt/). A failure of libvirt's handshake is a DialError of the
 // libvirt-connect stage, like the transport's own.
 import { log } from "../log";
-import { Libvirt, LibvirtError, RpcAbortError } from "../libvirt/api";
+import { isLibvirtError, Libvirt, RpcAbortError } from "../libvirt/api";
 import { rpcLibvirt } from "../libvirt/rpc-libvirt";
 import { traced } from "../libvirt/tracing";
 import { RpcClient } from "../rpc/client";
@@ -46,8 +46,8 @@ export class Connection {
 /** libvirt's side of a failed handshake, as a dial stage. */
 function libvirtStage(host: ResolvedHost, err: unknown): DialError {
   const e = err as Error;
-  if (err instanceof LibvirtError) {
-    const denied = /auth|denied|polkit/i.test(e.message) || ["VIR_ERR_AUTH_FAILED", "VIR_ERR_ACCESS_DENIED", "VIR_ERR_AUTH_CANCELLED"].includes(err.codeName);
+  if (isLibvirtError(err)) {
+    const denied = /auth|denied|polkit/i.test(e.message) || isLibvirtError(err, "AUTH_FAILED", "ACCESS_DENIED", "AUTH_CANCELLED");
     return new DialError("libvirt-connect", host.label, `libvirt refused the connection (${err.api}): ${e.message}`, {
       hint: denied ? `Log in as root or a member of the libvirt group, or allow ${host.user} in polkit` : `Check the URI ${host.uri} (uri)`,
       cause: err, errorClass: denied ? "permanent" : "transient",

@@ -183,5 +183,8 @@ export class HostPool {
   }
 }
 
+/** What callers above the pool use of it (a test may give its own). */
+export type HostAccess = Pick<HostPool, "run" | "probe" | "describe" | "warnEarly">;
+
 /** The process-wide pool every resource, probe and CLI call shares. */
 export const hostPool = new HostPool();

@@ -8,10 +8,10 @@
 // this process to check or diff the resource with its recorded state: the names that
 // state holds are remembered here as the stack's own, so a replacement that keeps its
 // name is not reported as a collision with itself.
-import { hostPool } from "../pool/host-pool";
 import { Libvirt } from "../libvirt/api";
 import { HostConfig } from "../ssh/host";
 import { Failures, hostLabel, hostPlace, isUnknown } from "./common";
+import { HostAccess } from "./context";
 
 /** One libvirt name a resource takes, and how to tell whether it is taken. */
 export interface Claim {
@@ -43,7 +43,7 @@ export function rememberStackNames(recorded: Claims | undefined): void {
  * stack's own (`olds`, or remembered from an earlier check or diff). Silent when the
  * host cannot be asked (the host check reports that).
  */
-export async function checkClaims(failures: Failures, news: Claims, olds?: Claims): Promise<void> {
+export async function checkClaims(pool: HostAccess, failures: Failures, news: Claims, olds?: Claims): Promise<void> {
   rememberStackNames(olds);
   if (failures.length || isUnknown(news.host) || process.env.PULUMI_KVM_SKIP_HOST_CHECK === "1") return;
   if (news.claims.some((c) => isUnknown(c.what))) return;
@@ -51,7 +51,7 @@ export async function checkClaims(failures: Failures, news: Claims, olds?: Claim
   if (fresh.length === 0) return;
   let taken: Claim[];
   try {
-    taken = await hostPool.probe(news.host, async (lv) => {
+    taken = await pool.probe(news.host, async (lv) => {
       const out: Claim[] = [];
       for (const c of fresh) if (await c.taken(lv)) out.push(c);
       return out;

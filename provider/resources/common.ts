@@ -2,8 +2,8 @@
 // connection object and names, the host check of `check`, and errors for Pulumi.
 import * as path from "path";
 import { explain, isLoginRefused, KvmError } from "../errors";
-import { memoisedHealth } from "../health/memo";
 import { hostPool } from "../pool/host-pool";
+import { ResourceContext } from "./context";
 import { HostConfig } from "../ssh/host";
 
 /** The value Pulumi passes for inputs not known yet (preview). */
@@ -75,14 +75,14 @@ export function checkHostInput(failures: Failures, host: unknown): HostConfig | 
 }
 
 /** The host check of `check`: reachable, pool exists and runs (memoised per host). */
-export async function checkHostHealth(failures: Failures, host: HostConfig, pool: string, network?: string): Promise<{ availableBytes?: number }> {
+export async function checkHostHealth(ctx: ResourceContext, failures: Failures, host: HostConfig, pool: string, network?: string): Promise<{ availableBytes?: number }> {
   if (failures.length || isUnknown(host) || isUnknown(pool) || isUnknown(network)) return {};
   if (process.env.PULUMI_KVM_SKIP_HOST_CHECK === "1") {
     // no host check asked for: key material that cannot be read only warns now
-    hostPool.warnEarly(host);
+    ctx.pool.warnEarly(host);
     return {};
   }
-  const h = await memoisedHealth(host, { pool, network, timeoutMs: 15_000 });
+  const h = await ctx.health(host, { pool, network, timeoutMs: 15_000 }, ctx.pool);
   if (!h.ok) {
     const property = h.stage === "pool" ? "pool" : h.stage === "network" ? "networkInterfaces" : "host";
     failures.push({ property, reason: `${h.error ?? "host check failed"} [stage: ${h.stage}]` });

@@ -5,7 +5,6 @@
 // "created but failed to initialize", so Pulumi tracks it and the next `up` continues.
 import { explain, KvmError } from "../errors";
 import { DomainRef, DomainXmlFlags, isLibvirtError, Libvirt, UndefineFlags } from "../libvirt/api";
-import { hostPool } from "../pool/host-pool";
 import { domainXml, OWNER_NS, parseDomainXml } from "../xml/domain";
 import { checkClaims, Claim, rememberStackNames } from "./collisions";
 import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, isUnknown, recorded, sameHost } from "./common";
@@ -16,6 +15,7 @@ import { createSeed, deleteSeed, SeedVolume, seedVolumeName } from "./domain-see
 import { composeOutputs, keptMacs, resolveDisks, specOf, unobservedOutputs } from "./domain-spec";
 import { findPool, findVolume } from "./storage";
 import { clearLeftovers, isJournalled, rollback } from "./rollback";
+import { HostAccess, processContext, ResourceContext } from "./context";
 import { DiffResult, ResourceProvider } from "./types";
 
 export type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./domain-inputs";
@@ -71,11 +71,11 @@ function partialInit(message: string, outs: DomainOutputs, reason: string): Erro
 }
 
 /** Waits for an address of this boot (when asked), then the outputs; the VM exists whatever happens here. */
-async function settle(d: DomainInputs, dom: DomainRef, recorded: Recorded, since: LeaseSnapshot | undefined, what: string): Promise<DomainOutputs> {
+async function settle(pool: HostAccess, d: DomainInputs, dom: DomainRef, recorded: Recorded, since: LeaseSnapshot | undefined, what: string): Promise<DomainOutputs> {
   const host = hostLabel(d.host);
   const wait = waitSpec(d.waitForIp);
   try {
-    return await hostPool.run(d.host, async (lv) => {
+    return await pool.run(d.host, async (lv) => {
       if (wait && d.running !== false && !(await waitForAddress(lv, dom, wait, since))) {
         const outs = await observe(lv, dom, d, recorded, since);
         throw partialInit(`${host}: domain ${d.name} got no ${wait.family} address within ${wait.timeoutMs / 1000} s (waitForIp, source ${wait.source})`, outs,
@@ -117,130 +117,134 @@ function claimsOf(d: DomainInputs): Claim[] {
   return claims;
 }
 
-export const domainProvider: ResourceProvider<DomainInputs, DomainOutputs> = {
-  async check(olds, news) {
-    const failures: Failures = [];
-    const inputs = checkInputs(news, failures);
-    const networks = [...new Set((inputs.networkInterfaces ?? []).map((n) => n.network).filter((n): n is string => !!n && !isUnknown(n)))];
-    await checkHostHealth(failures, inputs.host, seedPoolFor(inputs), networks[0]);
-    for (const net of networks.slice(1)) await checkHostHealth(failures, inputs.host, seedPoolFor(inputs), net);
-    // a domain new to the stack (or moving to a new name or host) must find its names free
-    const previous = recorded(olds);
-    await checkClaims(failures, { host: inputs.host, claims: claimsOf(inputs) }, previous && { host: previous.host, claims: claimsOf(previous) });
-    return { inputs, failures };
-  },
+export function createDomainProvider(ctx: ResourceContext): ResourceProvider<DomainInputs, DomainOutputs> {
+  return {
+    async check(olds, news) {
+      const failures: Failures = [];
+      const inputs = checkInputs(news, failures);
+      const networks = [...new Set((inputs.networkInterfaces ?? []).map((n) => n.network).filter((n): n is string => !!n && !isUnknown(n)))];
+      await checkHostHealth(ctx, failures, inputs.host, seedPoolFor(inputs), networks[0]);
+      for (const net of networks.slice(1)) await checkHostHealth(ctx, failures, inputs.host, seedPoolFor(inputs), net);
+      // a domain new to the stack (or moving to a new name or host) must find its names free
+      const previous = recorded(olds);
+      await checkClaims(ctx.pool, failures, { host: inputs.host, claims: claimsOf(inputs) }, previous && { host: previous.host, claims: claimsOf(previous) });
+      return { inputs, failures };
+    },
 
-  async diff(_id, olds, news) {
-    rememberStackNames({ host: olds.host, claims: claimsOf(olds) });
-    const replaces: string[] = [];
-    if (!sameHost(olds.host, news.host)) replaces.push("host");
-    for (const k of REPLACE_KEYS) if (!deepEqual(olds[k], news[k])) replaces.push(k);
-    const updates = UPDATE_KEYS.filter((k) => !deepEqual(olds[k], news[k]));
-    const changes = replaces.length > 0 || updates.length > 0 || olds.running !== news.running || olds.autostart !== news.autostart
-      || !deepEqual(olds.host, news.host) || !deepEqual(olds.waitForIp, news.waitForIp) || olds.shutdownTimeout !== news.shutdownTimeout;
-    const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
-    return result;
-  },
+    async diff(_id, olds, news) {
+      rememberStackNames({ host: olds.host, claims: claimsOf(olds) });
+      const replaces: string[] = [];
+      if (!sameHost(olds.host, news.host)) replaces.push("host");
+      for (const k of REPLACE_KEYS) if (!deepEqual(olds[k], news[k])) replaces.push(k);
+      const updates = UPDATE_KEYS.filter((k) => !deepEqual(olds[k], news[k]));
+      const changes = replaces.length > 0 || updates.length > 0 || olds.running !== news.running || olds.autostart !== news.autostart
+        || !deepEqual(olds.host, news.host) || !deepEqual(olds.waitForIp, news.waitForIp) || olds.shutdownTimeout !== news.shutdownTimeout;
+      const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
+      return result;
+    },
 
-  async create(d) {
-    const host = hostLabel(d.host);
-    const owner = d.resourceName ?? d.name;
-    let seed: SeedVolume | undefined;
-    let defined = false;
-    let started: { dom: DomainRef; since: LeaseSnapshot };
-    try {
-      started = await hostPool.run(d.host, async (lv) => {
-        await clearLeftovers(d.host, lv);
-        try {
-          await lv.lookupDomain(d.name);
-          throw new KvmError("conflict", `a domain named "${d.name}" already exists`, { host, property: "name", fix: "Pulumi cannot adopt it: remove it on the host or choose another name" });
-        } catch (err) {
-          if (!isLibvirtError(err, "NO_DOMAIN")) throw err;
-        }
-        const disks = await resolveDisks(lv, d, host);
-        const seedPath = d.cloudInit ? await createSeed(lv, d, host, (s) => { seed = s; }) : undefined;
-        const dom = await lv.defineDomain(domainXml(specOf(d, disks, seedPath, owner)));
-        defined = true;
-        if (d.autostart) await lv.setDomainAutostart(dom, true);
-        // a lease this MAC had before (a pinned MAC reused) is not this boot's address
-        const since = await leaseSnapshot(lv, await definedNics(lv, dom));
-        if (d.running !== false) await lv.startDomain(dom);
-        return { dom, since };
-      }, { mutating: true });
-    } catch (err) {
-      // the VM never ran: nothing is left behind
-      if (defined) await rollback({ host: d.host, kind: "domain", name: d.name });
-      if (seed) await rollback({ host: d.host, kind: "volume", pool: seed.pool, name: seed.name });
-      throw explain(err, host, `creating domain ${d.name}`);
-    }
-    const outs = await settle(d, started.dom, { seedVolume: seed?.name, seedPool: seed?.pool }, started.since, "creating");
-    return { id: outs.uuid, outs };
-  },
+    async create(d) {
+      const host = hostLabel(d.host);
+      const owner = d.resourceName ?? d.name;
+      let seed: SeedVolume | undefined;
+      let defined = false;
+      let started: { dom: DomainRef; since: LeaseSnapshot };
+      try {
+        started = await ctx.pool.run(d.host, async (lv) => {
+          await clearLeftovers(d.host, lv);
+          try {
+            await lv.lookupDomain(d.name);
+            throw new KvmError("conflict", `a domain named "${d.name}" already exists`, { host, property: "name", fix: "Pulumi cannot adopt it: remove it on the host or choose another name" });
+          } catch (err) {
+            if (!isLibvirtError(err, "NO_DOMAIN")) throw err;
+          }
+          const disks = await resolveDisks(lv, d, host);
+          const seedPath = d.cloudInit ? await createSeed(lv, d, host, (s) => { seed = s; }) : undefined;
+          const dom = await lv.defineDomain(domainXml(specOf(d, disks, seedPath, owner)));
+          defined = true;
+          if (d.autostart) await lv.setDomainAutostart(dom, true);
+          // a lease this MAC had before (a pinned MAC reused) is not this boot's address
+          const since = await leaseSnapshot(lv, await definedNics(lv, dom));
+          if (d.running !== false) await lv.startDomain(dom);
+          return { dom, since };
+        }, { mutating: true });
+      } catch (err) {
+        // the VM never ran: nothing is left behind
+        if (defined) await rollback(ctx.pool, { host: d.host, kind: "domain", name: d.name });
+        if (seed) await rollback(ctx.pool, { host: d.host, kind: "volume", pool: seed.pool, name: seed.name });
+        throw explain(err, host, `creating domain ${d.name}`);
+      }
+      const outs = await settle(ctx.pool, d, started.dom, { seedVolume: seed?.name, seedPool: seed?.pool }, started.since, "creating");
+      return { id: outs.uuid, outs };
+    },
 
-  async read(id, props) {
-    const host = hostLabel(props.host);
-    try {
-      return await hostPool.run(props.host, async (lv) => {
-        let dom: DomainRef;
-        try {
-          dom = await lv.lookupDomainByUuid(Buffer.from(id.replace(/-/g, ""), "hex"));
-        } catch (err) {
-          if (isLibvirtError(err, "NO_DOMAIN")) return { id: "", props };
-          throw err;
-        }
-        return { id, props: await observe(lv, dom, props, { seedVolume: props.seedVolume, seedPool: props.seedPool }) };
-      });
-    } catch (err) {
-      throw explainRecorded(err, host, `reading domain ${props.name}`);
-    }
-  },
+    async read(id, props) {
+      const host = hostLabel(props.host);
+      try {
+        return await ctx.pool.run(props.host, async (lv) => {
+          let dom: DomainRef;
+          try {
+            dom = await lv.lookupDomainByUuid(Buffer.from(id.replace(/-/g, ""), "hex"));
+          } catch (err) {
+            if (isLibvirtError(err, "NO_DOMAIN")) return { id: "", props };
+            throw err;
+          }
+          return { id, props: await observe(lv, dom, props, { seedVolume: props.seedVolume, seedPool: props.seedPool }) };
+        });
+      } catch (err) {
+        throw explainRecorded(err, host, `reading domain ${props.name}`);
+      }
+    },
 
-  async update(id, olds, news) {
-    // the newest credentials: a key rotated in this very update already applies
-    const host = hostLabel(news.host);
-    const recorded: Recorded = { seedVolume: olds.seedVolume, seedPool: olds.seedPool };
-    let result: { dom: DomainRef; since?: LeaseSnapshot };
-    try {
-      result = await hostPool.run(news.host, async (lv) => {
-        const dom = await ownedDomain(lv, id, host, "update");
-        if (!dom) throw new KvmError("not-found", `domain ${olds.name} (${id}) is gone`, { host, fix: "Run pulumi refresh, then pulumi up to recreate it" });
-        let since: LeaseSnapshot | undefined;
-        const start = async () => {
-          since = await leaseSnapshot(lv, await definedNics(lv, dom));
-          await lv.startDomain(dom);
-        };
-        const previousXml = UPDATE_KEYS.some((k) => !deepEqual(olds[k], news[k])) ? await redefine(lv, dom, olds, news, host) : undefined;
-        // a running VM picks a new definition up only on a fresh start
-        if (previousXml && news.running !== false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
-        if (news.running === false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
-        if (news.running !== false && !(await isActive(lv, dom))) await startOrRestore(lv, start, previousXml, olds.name, host);
-        if (!!news.autostart !== (await lv.domainAutostart(dom))) await lv.setDomainAutostart(dom, !!news.autostart);
-        return { dom, since };
-      }, { mutating: true });
-    } catch (err) {
-      if ((err as { id?: string }).id) throw err;
-      throw explain(err, host, `updating domain ${olds.name}`);
-    }
-    return { outs: await settle(news, result.dom, recorded, result.since, "updating") };
-  },
+    async update(id, olds, news) {
+      // the newest credentials: a key rotated in this very update already applies
+      const host = hostLabel(news.host);
+      const recorded: Recorded = { seedVolume: olds.seedVolume, seedPool: olds.seedPool };
+      let result: { dom: DomainRef; since?: LeaseSnapshot };
+      try {
+        result = await ctx.pool.run(news.host, async (lv) => {
+          const dom = await ownedDomain(lv, id, host, "update");
+          if (!dom) throw new KvmError("not-found", `domain ${olds.name} (${id}) is gone`, { host, fix: "Run pulumi refresh, then pulumi up to recreate it" });
+          let since: LeaseSnapshot | undefined;
+          const start = async () => {
+            since = await leaseSnapshot(lv, await definedNics(lv, dom));
+            await lv.startDomain(dom);
+          };
+          const previousXml = UPDATE_KEYS.some((k) => !deepEqual(olds[k], news[k])) ? await redefine(lv, dom, olds, news, host) : undefined;
+          // a running VM picks a new definition up only on a fresh start
+          if (previousXml && news.running !== false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
+          if (news.running === false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
+          if (news.running !== false && !(await isActive(lv, dom))) await startOrRestore(lv, start, previousXml, olds.name, host);
+          if (!!news.autostart !== (await lv.domainAutostart(dom))) await lv.setDomainAutostart(dom, !!news.autostart);
+          return { dom, since };
+        }, { mutating: true });
+      } catch (err) {
+        if ((err as { id?: string }).id) throw err;
+        throw explain(err, host, `updating domain ${olds.name}`);
+      }
+      return { outs: await settle(ctx.pool, news, result.dom, recorded, result.since, "updating") };
+    },
 
-  async delete(id, props) {
-    const host = hostLabel(props.host);
-    try {
-      await hostPool.run(props.host, async (lv) => {
-        const dom = await ownedDomain(lv, id, host, "delete");
-        if (dom) {
-          await stopGracefully(lv, dom, shutdownMs(props), host);
-          await lv.undefineDomain(dom, UNDEFINE_ALL);
-        }
-        // the pool recorded at create; older records fall back to the first disk's
-        if (props.seedVolume) await deleteSeed(lv, { pool: props.seedPool ?? seedPoolFor(props), name: props.seedVolume });
-      }, { mutating: true });
-    } catch (err) {
-      throw explainRecorded(err, host, `deleting domain ${props.name}`);
-    }
-  },
-};
+    async delete(id, props) {
+      const host = hostLabel(props.host);
+      try {
+        await ctx.pool.run(props.host, async (lv) => {
+          const dom = await ownedDomain(lv, id, host, "delete");
+          if (dom) {
+            await stopGracefully(lv, dom, shutdownMs(props), host);
+            await lv.undefineDomain(dom, UNDEFINE_ALL);
+          }
+          // the pool recorded at create; older records fall back to the first disk's
+          if (props.seedVolume) await deleteSeed(lv, { pool: props.seedPool ?? seedPoolFor(props), name: props.seedVolume });
+        }, { mutating: true });
+      } catch (err) {
+        throw explainRecorded(err, host, `deleting domain ${props.name}`);
+      }
+    },
+  };
+}
+
+export const domainProvider = createDomainProvider(processContext);
 
 /**
  * Redefines a domain with `news`, keeping its UUID, seed and the MACs of interfaces

@@ -4,13 +4,13 @@ import { explain, KvmError } from "../errors";
 import { fileChunks } from "../image/chunks";
 import { readImageHeader, UnsupportedImageFormat } from "../image/header";
 import { ImageSource, localImage, sha256File, sourceFile } from "../image/source";
-import { hostPool } from "../pool/host-pool";
 import { HostConfig } from "../ssh/host";
 import { volumeXml } from "../xml/volume";
-import { checkHostHealth, deepEqual, Failures, hostLabel, isUnknown, recorded, sameHost } from "./common";
+import { checkHostHealth, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
 import { progressReporter } from "./progress";
-import { checkClaims, rememberStackNames } from "./collisions";
-import { checkStorageInputs, deleteVolume, describeVolume, domainsUsing, poolForNewVolume, readVolume, volumeClaims, volumesBackedBy } from "./storage";
+import { rememberStackNames } from "./collisions";
+import { checkStorageInputs, checkVolumeName, deleteVolume, describeVolume, domainsUsing, poolForNewVolume, readVolume, volumeClaims, volumesBackedBy } from "./storage";
+import { processContext, ResourceContext } from "./context";
 import { DiffResult, ResourceProvider } from "./types";
 import { rollback } from "./rollback";
 
@@ -81,115 +81,118 @@ export function imageOutputs(inputs: ImageInputs, made: { path: string; key: str
   return { ...inputs, kvmKind: "Image", path: made.path, key: made.key, format, capacityBytes: made.capacityBytes, sha256 };
 }
 
-export const imageProvider: ResourceProvider<ImageInputs, ImageOutputs> = {
-  async check(olds, news) {
-    const failures: Failures = [];
-    const inputs = checkStorageInputs(failures, news);
-    inputs.source = (await checkSource(failures, news.source)) as ImageSource;
-    if (news.format !== undefined && !isUnknown(news.format) && !["qcow2", "raw"].includes(news.format)) {
-      failures.push({ property: "format", reason: `format must be "qcow2" or "raw" (it is read from the image header; give it only to assert it)` });
-    }
-    const file = inputs.source?.path && !isUnknown(inputs.source.path) ? sourceFile(inputs.source.path) : undefined;
-    if (file && !failures.length) {
+export function createImageProvider(ctx: ResourceContext): ResourceProvider<ImageInputs, ImageOutputs> {
+  return {
+    async check(olds, news) {
+      const failures: Failures = [];
+      const inputs = checkStorageInputs(failures, news);
+      inputs.source = (await checkSource(failures, news.source)) as ImageSource;
+      if (news.format !== undefined && !isUnknown(news.format) && !["qcow2", "raw"].includes(news.format)) {
+        failures.push({ property: "format", reason: `format must be "qcow2" or "raw" (it is read from the image header; give it only to assert it)` });
+      }
+      const file = inputs.source?.path && !isUnknown(inputs.source.path) ? sourceFile(inputs.source.path) : undefined;
+      if (file && !failures.length) {
+        try {
+          const header = readImageHeader(file);
+          if (news.format && news.format !== header.format) {
+            failures.push({ property: "format", reason: `format is "${news.format}" but ${file} is ${header.format} by its header` });
+          }
+        } catch (err) {
+          if (err instanceof UnsupportedImageFormat) failures.push({ property: "source.path", reason: `source.path: ${err.message}` });
+          else throw err;
+        }
+      }
+      const { availableBytes } = await checkHostHealth(ctx, failures, inputs.host, inputs.pool);
+      if (availableBytes !== undefined && file) {
+        const size = fs.statSync(file).size;
+        if (size > availableBytes) {
+          failures.push({ property: "pool", reason: `pool "${inputs.pool}" on ${hostLabel(inputs.host)} has ${availableBytes} bytes free, the image needs ${size}` });
+        }
+      }
+      await checkVolumeName(ctx.pool, failures, inputs, olds);
+      return { inputs, failures };
+    },
+
+    async diff(_id, olds, news) {
+      rememberStackNames(volumeClaims(olds));
+      const replaces: string[] = [];
+      if (!sameHost(olds.host, news.host)) replaces.push("host");
+      for (const k of ["pool", "name", "format"] as const) {
+        if (k === "format" && news.format === undefined) continue;
+        if (!deepEqual(olds[k], news[k])) replaces.push(k);
+      }
+      if (otherContent(olds, news)) replaces.push("source");
+      // the same bytes from another place (a checkout, a mirror) only update the record
+      const changes = replaces.length > 0 || !deepEqual(olds.host, news.host) || !deepEqual(olds.source, news.source);
+      const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name && olds.pool === news.pool };
+      return result;
+    },
+
+    async create(inputs) {
+      const host = hostLabel(inputs.host);
+      const local = await localImage(inputs.source, host);
       try {
-        const header = readImageHeader(file);
-        if (news.format && news.format !== header.format) {
-          failures.push({ property: "format", reason: `format is "${news.format}" but ${file} is ${header.format} by its header` });
+        let header;
+        try {
+          header = readImageHeader(local.file);
+        } catch (err) {
+          if (err instanceof UnsupportedImageFormat) throw new KvmError("permanent", err.message, { property: "source", host });
+          throw err;
+        }
+        // check could only read the header of a local file; a download is checked here
+        if (inputs.format && inputs.format !== header.format) {
+          throw new KvmError("permanent", `format is "${inputs.format}" but the image is ${header.format} by its header`, {
+            property: "format", host, fix: "Drop format (it is read from the header) or fix the source; nothing was created",
+          });
+        }
+        const vol = await ctx.pool.run(inputs.host, async (lv) => {
+          const pool = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name);
+          return lv.createVolume(pool, volumeXml({ name: inputs.name, capacityBytes: header.format === "qcow2" ? header.virtualSize : header.fileSize, format: header.format }));
+        }, { mutating: true });
+        try {
+          return await ctx.pool.run(inputs.host, async (lv) => {
+            await lv.uploadVolume(vol, fileChunks(local.file, { sparse: true }), {
+              sparse: true, onProgress: progressReporter(host, `${inputs.pool}/${inputs.name}`, header.fileSize),
+            });
+            // no pool refresh: libvirt refuses it while another upload runs in the pool
+            // ("pool has asynchronous jobs running"); the volume's own XML has what we need
+            const d = await describeVolume(lv, vol);
+            const outs = imageOutputs(inputs, { ...d, key: d.key ?? vol.key }, header.format, local.sha256);
+            return { id: outs.key, outs };
+          }, { mutating: true });
+        } catch (err) {
+          // nothing is left in the pool when the upload fails: roll back on a fresh
+          // connection if the failure took the link down
+          await rollback(ctx.pool, { host: inputs.host, kind: "volume", pool: inputs.pool, name: inputs.name });
+          throw err;
         }
       } catch (err) {
-        if (err instanceof UnsupportedImageFormat) failures.push({ property: "source.path", reason: `source.path: ${err.message}` });
-        else throw err;
+        throw explain(err, host, `creating image ${inputs.pool}/${inputs.name}`);
+      } finally {
+        await local.cleanup();
       }
-    }
-    const { availableBytes } = await checkHostHealth(failures, inputs.host, inputs.pool);
-    if (availableBytes !== undefined && file) {
-      const size = fs.statSync(file).size;
-      if (size > availableBytes) {
-        failures.push({ property: "pool", reason: `pool "${inputs.pool}" on ${hostLabel(inputs.host)} has ${availableBytes} bytes free, the image needs ${size}` });
-      }
-    }
-    const previous = recorded(olds);
-    await checkClaims(failures, volumeClaims(inputs), previous && volumeClaims(previous));
-    return { inputs, failures };
-  },
+    },
 
-  async diff(_id, olds, news) {
-    rememberStackNames(volumeClaims(olds));
-    const replaces: string[] = [];
-    if (!sameHost(olds.host, news.host)) replaces.push("host");
-    for (const k of ["pool", "name", "format"] as const) {
-      if (k === "format" && news.format === undefined) continue;
-      if (!deepEqual(olds[k], news[k])) replaces.push(k);
-    }
-    if (otherContent(olds, news)) replaces.push("source");
-    // the same bytes from another place (a checkout, a mirror) only update the record
-    const changes = replaces.length > 0 || !deepEqual(olds.host, news.host) || !deepEqual(olds.source, news.source);
-    const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name && olds.pool === news.pool };
-    return result;
-  },
+    async read(id, props) {
+      return readVolume(ctx.pool, id, props, "image");
+    },
 
-  async create(inputs) {
-    const host = hostLabel(inputs.host);
-    const local = await localImage(inputs.source, host);
-    try {
-      let header;
-      try {
-        header = readImageHeader(local.file);
-      } catch (err) {
-        if (err instanceof UnsupportedImageFormat) throw new KvmError("permanent", err.message, { property: "source", host });
-        throw err;
-      }
-      // check could only read the header of a local file; a download is checked here
-      if (inputs.format && inputs.format !== header.format) {
-        throw new KvmError("permanent", `format is "${inputs.format}" but the image is ${header.format} by its header`, {
-          property: "format", host, fix: "Drop format (it is read from the header) or fix the source; nothing was created",
-        });
-      }
-      const vol = await hostPool.run(inputs.host, async (lv) => {
-        const pool = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name);
-        return lv.createVolume(pool, volumeXml({ name: inputs.name, capacityBytes: header.format === "qcow2" ? header.virtualSize : header.fileSize, format: header.format }));
-      }, { mutating: true });
-      try {
-        return await hostPool.run(inputs.host, async (lv) => {
-          await lv.uploadVolume(vol, fileChunks(local.file, { sparse: true }), {
-            sparse: true, onProgress: progressReporter(host, `${inputs.pool}/${inputs.name}`, header.fileSize),
-          });
-          // no pool refresh: libvirt refuses it while another upload runs in the pool
-          // ("pool has asynchronous jobs running"); the volume's own XML has what we need
-          const d = await describeVolume(lv, vol);
-          const outs = imageOutputs(inputs, { ...d, key: d.key ?? vol.key }, header.format, local.sha256);
-          return { id: outs.key, outs };
-        }, { mutating: true });
-      } catch (err) {
-        // nothing is left in the pool when the upload fails: roll back on a fresh
-        // connection if the failure took the link down
-        await rollback({ host: inputs.host, kind: "volume", pool: inputs.pool, name: inputs.name });
-        throw err;
-      }
-    } catch (err) {
-      throw explain(err, host, `creating image ${inputs.pool}/${inputs.name}`);
-    } finally {
-      await local.cleanup();
-    }
-  },
+    async update(_id, olds, news) {
+      // only connection details, and another place for the same bytes, get here: nothing
+      // changes on the host
+      return { outs: { ...olds, host: news.host, source: news.source } };
+    },
 
-  async read(id, props) {
-    return readVolume(id, props, "image");
-  },
+    async delete(_id, props) {
+      await deleteVolume(ctx.pool, props, "image", async (lv, pool) => {
+        const users = await volumesBackedBy(lv, pool, props.path);
+        if (users.length) return `image ${props.pool}/${props.name} still backs ${users.length} volume(s): ${users.join(", ")}. Delete those volumes first (their data depends on this image)`;
+        const domains = await domainsUsing(lv, props.path);
+        if (domains.length) return `image ${props.pool}/${props.name} is a disk of domain ${domains.join(", ")}. Delete or detach the domain first`;
+        return undefined;
+      });
+    },
+  };
+}
 
-  async update(_id, olds, news) {
-    // only connection details, and another place for the same bytes, get here: nothing
-    // changes on the host
-    return { outs: { ...olds, host: news.host, source: news.source } };
-  },
-
-  async delete(_id, props) {
-    await deleteVolume(props, "image", async (lv, pool) => {
-      const users = await volumesBackedBy(lv, pool, props.path);
-      if (users.length) return `image ${props.pool}/${props.name} still backs ${users.length} volume(s): ${users.join(", ")}. Delete those volumes first (their data depends on this image)`;
-      const domains = await domainsUsing(lv, props.path);
-      if (domains.length) return `image ${props.pool}/${props.name} is a disk of domain ${domains.join(", ")}. Delete or detach the domain first`;
-      return undefined;
-    });
-  },
-};
+export const imageProvider = createImageProvider(processContext);

@@ -6,8 +6,9 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { warn } from "../log";
-import { hostPool } from "../pool/host-pool";
 import { HostConfig } from "../ssh/host";
+import { hostPlace } from "./common";
+import { HostAccess } from "./context";
 import { DomainState, isLibvirtError, Libvirt, UndefineFlags } from "../libvirt/api";
 
 export interface Leftover {
@@ -35,7 +36,8 @@ function writeJournal(entries: Leftover[]): void {
   fs.writeFileSync(journalFile(), JSON.stringify(entries, null, 2), { mode: 0o600 });
 }
 
-const identity = (h: HostConfig) => hostPool.describe(h).identity;
+/** Leftovers belong to a host by where it is, not by how one logs in (a rotated key still clears them). */
+const identity = (h: HostConfig) => hostPlace(h);
 /** The codes that mean the object (or the pool holding it) no longer exists. */
 const gone = (err: unknown) => isLibvirtError(err, "NO_DOMAIN", "NO_STORAGE_VOL", "NO_STORAGE_POOL");
 
@@ -54,15 +56,15 @@ export async function removeLeftover(lv: Libvirt, l: Leftover): Promise<void> {
 }
 
 /** Removes `leftover` now, or journals it for the next operation on its host. */
-export async function rollback(leftover: Leftover, attempts = 3): Promise<void> {
+export async function rollback(pool: HostAccess, leftover: Leftover, attempts = 3): Promise<void> {
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
-      await hostPool.run(leftover.host, (lv) => removeLeftover(lv, leftover));
+      await pool.run(leftover.host, (lv) => removeLeftover(lv, leftover));
       return;
     } catch (err) {
       if (attempt === attempts) {
         writeJournal([...readJournal(), leftover]);
-        warn(`could not remove ${leftover.kind} ${leftover.name} on ${hostPool.describe(leftover.host).label} after a failed create (${(err as Error).message}); it is journalled in ${journalFile()} and removed by the next operation on that host`);
+        warn(`could not remove ${leftover.kind} ${leftover.name} on ${pool.describe(leftover.host).label} after a failed create (${(err as Error).message}); it is journalled in ${journalFile()} and removed by the next operation on that host`);
         return;
       }
       await new Promise((r) => setTimeout(r, 500 * attempt));

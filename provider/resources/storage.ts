@@ -1,10 +1,10 @@
 // Storage helpers shared by Image and Volume: finding volumes, who uses them, and
 // their description as resource outputs.
 import { KvmError } from "../errors";
-import { hostPool } from "../pool/host-pool";
 import { HostConfig } from "../ssh/host";
-import { checkHostInput, checkName, explainRecorded, Failures, hostLabel } from "./common";
-import { Claims } from "./collisions";
+import { checkHostInput, checkName, explainRecorded, Failures, hostLabel, recorded } from "./common";
+import { checkClaims, Claims } from "./collisions";
+import { HostAccess } from "./context";
 import { clearLeftovers, isJournalled } from "./rollback";
 import { isLibvirtError, Libvirt, PoolRef, VolumeRef } from "../libvirt/api";
 import { parseVolumeXml, VolumeDescription } from "../xml/volume";
@@ -88,9 +88,9 @@ interface StoredVolume {
 }
 
 /** `read` of a volume-backed resource: refreshed from the host, or gone (empty id). */
-export async function readVolume<P extends StoredVolume>(id: string, props: P, what: string): Promise<{ id: string; props: P }> {
+export async function readVolume<P extends StoredVolume>(pool: HostAccess, id: string, props: P, what: string): Promise<{ id: string; props: P }> {
   try {
-    return await hostPool.run(props.host, async (lv) => {
+    return await pool.run(props.host, async (lv) => {
       const pool = await findPool(lv, props.pool);
       const vol = pool && (await findVolume(lv, pool, props.name));
       if (!vol) return { id: "", props };
@@ -103,10 +103,10 @@ export async function readVolume<P extends StoredVolume>(id: string, props: P, w
 }
 
 /** `delete` of a volume-backed resource: gone is success; `users` names what still needs it. */
-export async function deleteVolume(props: StoredVolume, what: string, users: (lv: Libvirt, pool: PoolRef) => Promise<string | undefined>): Promise<void> {
+export async function deleteVolume(pool: HostAccess, props: StoredVolume, what: string, users: (lv: Libvirt, pool: PoolRef) => Promise<string | undefined>): Promise<void> {
   const host = hostLabel(props.host);
   try {
-    await hostPool.run(props.host, async (lv) => {
+    await pool.run(props.host, async (lv) => {
       const pool = await findPool(lv, props.pool);
       const vol = pool && (await findVolume(lv, pool, props.name));
       if (!pool || !vol) return;
@@ -128,8 +128,16 @@ export function checkStorageInputs<I extends { host: HostConfig; pool: string; n
   return inputs;
 }
 
+type Placed = { host: HostConfig; pool: string; name: string };
+
+/** The collision check of an Image's or Volume's `check`: its name in its pool must be free or the stack's own. */
+export function checkVolumeName(pool: HostAccess, failures: Failures, news: Placed, olds: Placed | undefined): Promise<void> {
+  const previous = recorded(olds);
+  return checkClaims(pool, failures, volumeClaims(news), previous && volumeClaims(previous));
+}
+
 /** The volume name an Image or Volume takes in its pool, for the collision check of `check`. */
-export function volumeClaims(v: { host: HostConfig; pool: string; name: string }): Claims {
+export function volumeClaims(v: Placed): Claims {
   return {
     host: v.host,
     claims: [{

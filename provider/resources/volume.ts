@@ -1,13 +1,13 @@
 // The Volume resource: a disk, blank or a copy-on-write overlay of an Image.
 import { explain, KvmError } from "../errors";
-import { hostPool } from "../pool/host-pool";
 import { HostConfig } from "../ssh/host";
 import { parseSize } from "../units";
 import { volumeXml, VolumeFormat } from "../xml/volume";
-import { checkHostHealth, checkName, deepEqual, Failures, hostLabel, isUnknown, recorded, sameHost } from "./common";
-import { checkClaims, rememberStackNames } from "./collisions";
-import { checkStorageInputs, deleteVolume, describeVolume, domainsUsing, findVolume, poolForNewVolume, readVolume, volumeClaims } from "./storage";
+import { checkHostHealth, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
+import { rememberStackNames } from "./collisions";
+import { checkStorageInputs, checkVolumeName, deleteVolume, describeVolume, domainsUsing, findVolume, poolForNewVolume, readVolume, volumeClaims } from "./storage";
 import { rollback } from "./rollback";
+import { processContext, ResourceContext } from "./context";
 import { DiffResult, ResourceProvider } from "./types";
 
 export interface VolumeInputs {
@@ -35,113 +35,116 @@ export function volumeOutputs(inputs: VolumeInputs, made: { path: string; key: s
   return { ...inputs, kvmKind: "Volume", path: made.path, key: made.key, format, capacityBytes: made.capacityBytes };
 }
 
-export const volumeProvider: ResourceProvider<VolumeInputs, VolumeOutputs> = {
-  async check(olds, news) {
-    const failures: Failures = [];
-    const inputs = checkStorageInputs(failures, news);
-    if (news.baseImage !== undefined) checkName(failures, "baseImage", news.baseImage);
-    if (news.capacity !== undefined && !isUnknown(news.capacity)) {
-      const s = parseSize(news.capacity);
-      if ("error" in s) failures.push({ property: "capacity", reason: `capacity: ${s.error}` });
-      else if (s.bytes > 2 ** 50) failures.push({ property: "capacity", reason: `capacity ${news.capacity} is absurdly large (over 1 PiB)` });
-      else if (s.bytes < 1e6) failures.push({ property: "capacity", reason: `capacity ${news.capacity} is under 1 MB (a number means bytes); give a size such as "10GiB"` });
-      else inputs.capacity = s.bytes;
-    }
-    if (news.capacity === undefined && news.baseImage === undefined) {
-      failures.push({ property: "capacity", reason: "a blank volume needs capacity (e.g. \"20GiB\"); an overlay takes its image's size by default" });
-    }
-    if (news.format !== undefined && !isUnknown(news.format) && !["qcow2", "raw"].includes(news.format)) {
-      failures.push({ property: "format", reason: `format must be "qcow2" or "raw", got ${JSON.stringify(news.format)}` });
-    }
-    if (news.baseImage !== undefined && news.format === "raw") {
-      failures.push({ property: "format", reason: "a copy-on-write overlay (baseImage) must be qcow2: drop format or baseImage" });
-    }
-    const { availableBytes } = await checkHostHealth(failures, inputs.host, inputs.pool);
-    if (availableBytes !== undefined && inputs.format === "raw" && typeof inputs.capacity === "number" && inputs.capacity > availableBytes) {
-      failures.push({ property: "capacity", reason: `pool "${inputs.pool}" has ${availableBytes} bytes free, a raw volume of ${inputs.capacity} bytes does not fit` });
-    }
-    const previous = recorded(olds);
-    await checkClaims(failures, volumeClaims(inputs), previous && volumeClaims(previous));
-    return { inputs, failures };
-  },
+export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<VolumeInputs, VolumeOutputs> {
+  return {
+    async check(olds, news) {
+      const failures: Failures = [];
+      const inputs = checkStorageInputs(failures, news);
+      if (news.baseImage !== undefined) checkName(failures, "baseImage", news.baseImage);
+      if (news.capacity !== undefined && !isUnknown(news.capacity)) {
+        const s = parseSize(news.capacity);
+        if ("error" in s) failures.push({ property: "capacity", reason: `capacity: ${s.error}` });
+        else if (s.bytes > 2 ** 50) failures.push({ property: "capacity", reason: `capacity ${news.capacity} is absurdly large (over 1 PiB)` });
+        else if (s.bytes < 1e6) failures.push({ property: "capacity", reason: `capacity ${news.capacity} is under 1 MB (a number means bytes); give a size such as "10GiB"` });
+        else inputs.capacity = s.bytes;
+      }
+      if (news.capacity === undefined && news.baseImage === undefined) {
+        failures.push({ property: "capacity", reason: "a blank volume needs capacity (e.g. \"20GiB\"); an overlay takes its image's size by default" });
+      }
+      if (news.format !== undefined && !isUnknown(news.format) && !["qcow2", "raw"].includes(news.format)) {
+        failures.push({ property: "format", reason: `format must be "qcow2" or "raw", got ${JSON.stringify(news.format)}` });
+      }
+      if (news.baseImage !== undefined && news.format === "raw") {
+        failures.push({ property: "format", reason: "a copy-on-write overlay (baseImage) must be qcow2: drop format or baseImage" });
+      }
+      const { availableBytes } = await checkHostHealth(ctx, failures, inputs.host, inputs.pool);
+      if (availableBytes !== undefined && inputs.format === "raw" && typeof inputs.capacity === "number" && inputs.capacity > availableBytes) {
+        failures.push({ property: "capacity", reason: `pool "${inputs.pool}" has ${availableBytes} bytes free, a raw volume of ${inputs.capacity} bytes does not fit` });
+      }
+      await checkVolumeName(ctx.pool, failures, inputs, olds);
+      return { inputs, failures };
+    },
 
-  async diff(_id, olds, news) {
-    rememberStackNames(volumeClaims(olds));
-    const replaces: string[] = [];
-    if (!sameHost(olds.host, news.host)) replaces.push("host");
-    for (const k of ["pool", "name", "baseImage"] as const) if (!deepEqual(olds[k], news[k])) replaces.push(k);
-    if ((news.format ?? "qcow2") !== olds.format) replaces.push("format");
-    let changes = replaces.length > 0 || !deepEqual(olds.host, news.host) || !deepEqual(olds.capacity, news.capacity);
-    if (isUnknown(news.capacity)) changes = true;
-    else if (news.capacity !== undefined) {
-      // compare with what was asked, not with libvirt's rounded size; with no size asked
-      // before, the volume has its image's size
-      const before = olds.capacity !== undefined ? Number(olds.capacity) : olds.capacityBytes;
-      if (Number(news.capacity) < before) replaces.push("capacity"); // shrinking loses data: replace
-    }
-    const result: DiffResult = { changes: changes || replaces.length > 0, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name && olds.pool === news.pool };
-    return result;
-  },
+    async diff(_id, olds, news) {
+      rememberStackNames(volumeClaims(olds));
+      const replaces: string[] = [];
+      if (!sameHost(olds.host, news.host)) replaces.push("host");
+      for (const k of ["pool", "name", "baseImage"] as const) if (!deepEqual(olds[k], news[k])) replaces.push(k);
+      if ((news.format ?? "qcow2") !== olds.format) replaces.push("format");
+      let changes = replaces.length > 0 || !deepEqual(olds.host, news.host) || !deepEqual(olds.capacity, news.capacity);
+      if (isUnknown(news.capacity)) changes = true;
+      else if (news.capacity !== undefined) {
+        // compare with what was asked, not with libvirt's rounded size; with no size asked
+        // before, the volume has its image's size
+        const before = olds.capacity !== undefined ? Number(olds.capacity) : olds.capacityBytes;
+        if (Number(news.capacity) < before) replaces.push("capacity"); // shrinking loses data: replace
+      }
+      const result: DiffResult = { changes: changes || replaces.length > 0, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name && olds.pool === news.pool };
+      return result;
+    },
 
-  async create(inputs) {
-    const host = hostLabel(inputs.host);
-    try {
-      return await hostPool.run(inputs.host, async (lv) => {
-        const pool = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name);
-        let backing: { path: string; format: VolumeFormat; capacityBytes: number } | undefined;
-        if (inputs.baseImage) {
-          const base = await findVolume(lv, pool, inputs.baseImage);
-          if (!base) throw new KvmError("not-found", `baseImage "${inputs.baseImage}" is not a volume in pool "${inputs.pool}"`, { host, property: "baseImage", fix: "Pass an Image of the same host and pool, or an existing volume's name" });
-          const d = await describeVolume(lv, base);
-          backing = { path: d.path, format: (d.format === "raw" ? "raw" : "qcow2"), capacityBytes: d.capacityBytes };
-        }
-        const capacity = inputs.capacity !== undefined ? Number(inputs.capacity) : backing!.capacityBytes;
-        if (backing && capacity < backing.capacityBytes) {
-          throw new KvmError("permanent", `capacity ${capacity} bytes is smaller than the image's ${backing.capacityBytes}`, { host, property: "capacity", fix: "Leave capacity out (the image's size) or make it at least that" });
-        }
-        const format = inputs.format ?? "qcow2";
-        const vol = await lv.createVolume(pool, volumeXml({ name: inputs.name, capacityBytes: capacity, format, backing: backing && { path: backing.path, format: backing.format } }));
-        try {
+    async create(inputs) {
+      const host = hostLabel(inputs.host);
+      try {
+        return await ctx.pool.run(inputs.host, async (lv) => {
+          const pool = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name);
+          let backing: { path: string; format: VolumeFormat; capacityBytes: number } | undefined;
+          if (inputs.baseImage) {
+            const base = await findVolume(lv, pool, inputs.baseImage);
+            if (!base) throw new KvmError("not-found", `baseImage "${inputs.baseImage}" is not a volume in pool "${inputs.pool}"`, { host, property: "baseImage", fix: "Pass an Image of the same host and pool, or an existing volume's name" });
+            const d = await describeVolume(lv, base);
+            backing = { path: d.path, format: (d.format === "raw" ? "raw" : "qcow2"), capacityBytes: d.capacityBytes };
+          }
+          const capacity = inputs.capacity !== undefined ? Number(inputs.capacity) : backing!.capacityBytes;
+          if (backing && capacity < backing.capacityBytes) {
+            throw new KvmError("permanent", `capacity ${capacity} bytes is smaller than the image's ${backing.capacityBytes}`, { host, property: "capacity", fix: "Leave capacity out (the image's size) or make it at least that" });
+          }
+          const format = inputs.format ?? "qcow2";
+          const vol = await lv.createVolume(pool, volumeXml({ name: inputs.name, capacityBytes: capacity, format, backing: backing && { path: backing.path, format: backing.format } }));
+          try {
+            const d = await describeVolume(lv, vol);
+            const outs = volumeOutputs(inputs, { ...d, key: d.key ?? vol.key }, format);
+            return { id: outs.key, outs };
+          } catch (err) {
+            await rollback(ctx.pool, { host: inputs.host, kind: "volume", pool: inputs.pool, name: inputs.name });
+            throw err;
+          }
+        }, { mutating: true });
+      } catch (err) {
+        throw explain(err, host, `creating volume ${inputs.pool}/${inputs.name}`);
+      }
+    },
+
+    async read(id, props) {
+      return readVolume(ctx.pool, id, props, "volume");
+    },
+
+    async update(_id, olds, news) {
+      const host = hostLabel(news.host);
+      const want = news.capacity !== undefined ? Number(news.capacity) : olds.capacityBytes;
+      // within what libvirt already allocated (it rounds sizes up): only the request is recorded
+      if (want <= olds.capacityBytes) return { outs: { ...olds, host: news.host, capacity: news.capacity } };
+      try {
+        // the newest credentials: a key rotated in this update already applies
+        return await ctx.pool.run(news.host, async (lv) => {
+          const pool = await lv.lookupPool(olds.pool);
+          const vol = await lv.lookupVolume(pool, olds.name);
+          await lv.resizeVolume(vol, BigInt(want), 0);
           const d = await describeVolume(lv, vol);
-          const outs = volumeOutputs(inputs, { ...d, key: d.key ?? vol.key }, format);
-          return { id: outs.key, outs };
-        } catch (err) {
-          await rollback({ host: inputs.host, kind: "volume", pool: inputs.pool, name: inputs.name });
-          throw err;
-        }
-      }, { mutating: true });
-    } catch (err) {
-      throw explain(err, host, `creating volume ${inputs.pool}/${inputs.name}`);
-    }
-  },
+          return { outs: { ...olds, host: news.host, capacity: news.capacity, capacityBytes: d.capacityBytes } };
+        }, { mutating: true });
+      } catch (err) {
+        throw explain(err, host, `growing volume ${olds.pool}/${olds.name} to ${want} bytes`);
+      }
+    },
 
-  async read(id, props) {
-    return readVolume(id, props, "volume");
-  },
+    async delete(_id, props) {
+      await deleteVolume(ctx.pool, props, "volume", async (lv) => {
+        const users = await domainsUsing(lv, props.path);
+        return users.length ? `volume ${props.pool}/${props.name} is attached to domain ${users.join(", ")}. Delete or detach the domain first` : undefined;
+      });
+    },
+  };
+}
 
-  async update(_id, olds, news) {
-    const host = hostLabel(news.host);
-    const want = news.capacity !== undefined ? Number(news.capacity) : olds.capacityBytes;
-    // within what libvirt already allocated (it rounds sizes up): only the request is recorded
-    if (want <= olds.capacityBytes) return { outs: { ...olds, host: news.host, capacity: news.capacity } };
-    try {
-      // the newest credentials: a key rotated in this update already applies
-      return await hostPool.run(news.host, async (lv) => {
-        const pool = await lv.lookupPool(olds.pool);
-        const vol = await lv.lookupVolume(pool, olds.name);
-        await lv.resizeVolume(vol, BigInt(want), 0);
-        const d = await describeVolume(lv, vol);
-        return { outs: { ...olds, host: news.host, capacity: news.capacity, capacityBytes: d.capacityBytes } };
-      }, { mutating: true });
-    } catch (err) {
-      throw explain(err, host, `growing volume ${olds.pool}/${olds.name} to ${want} bytes`);
-    }
-  },
-
-  async delete(_id, props) {
-    await deleteVolume(props, "volume", async (lv) => {
-      const users = await domainsUsing(lv, props.path);
-      return users.length ? `volume ${props.pool}/${props.name} is attached to domain ${users.join(", ")}. Delete or detach the domain first` : undefined;
-    });
-  },
-};
+export const volumeProvider = createVolumeProvider(processContext);
