@@ -13,7 +13,7 @@ import { interfaceAddresses, leaseSnapshot, LeaseSnapshot, waitForAddress } from
 import { isActive, isActiveState, stopGracefully } from "./domain-power";
 import { createSeed, deleteSeed, SeedVolume, seedVolumeName } from "./domain-seed";
 import { composeOutputs, keptMacs, resolveDisks, specOf, unobservedOutputs } from "./domain-spec";
-import { findPool, findVolume } from "./storage";
+import { volumeClaims } from "./storage";
 import { clearLeftovers, isJournalled, rollback } from "./rollback";
 import { HostAccess, processContext, ResourceContext } from "./context";
 import { DiffResult, ResourceProvider } from "./types";
@@ -104,16 +104,7 @@ function claimsOf(d: DomainInputs): Claim[] {
       }
     },
   }];
-  if (d.cloudInit) {
-    const seed = { pool: seedPoolFor(d), name: seedVolumeName(d.name) };
-    claims.push({
-      property: "name", what: `seed volume "${seed.name}" in pool "${seed.pool}"`, removal: `virsh vol-delete --pool ${seed.pool} ${seed.name}`,
-      taken: async (lv) => {
-        const pool = await findPool(lv, seed.pool);
-        return !!pool && !!(await findVolume(lv, pool, seed.name)) && !isJournalled(d.host, "volume", seed.name, seed.pool);
-      },
-    });
-  }
+  if (d.cloudInit) claims.push(...volumeClaims({ host: d.host, pool: seedPoolFor(d), name: seedVolumeName(d.name) }, "seed volume").claims);
   return claims;
 }
 

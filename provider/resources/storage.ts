@@ -136,12 +136,12 @@ export function checkVolumeName(pool: HostAccess, failures: Failures, news: Plac
   return checkClaims(pool, failures, volumeClaims(news), previous && volumeClaims(previous));
 }
 
-/** The volume name an Image or Volume takes in its pool, for the collision check of `check`. */
-export function volumeClaims(v: Placed): Claims {
+/** The volume name an Image, Volume or seed ISO takes in its pool, for the collision check of `check`. */
+export function volumeClaims(v: Placed, kind = "volume"): Claims {
   return {
     host: v.host,
     claims: [{
-      property: "name", what: `volume "${v.name}" in pool "${v.pool}"`, removal: `virsh vol-delete --pool ${v.pool} ${v.name}`,
+      property: "name", what: `${kind} "${v.name}" in pool "${v.pool}"`, removal: `virsh vol-delete --pool ${v.pool} ${v.name}`,
       taken: async (lv) => {
         const pool = await findPool(lv, v.pool);
         return !!pool && !!(await findVolume(lv, pool, v.name)) && !isJournalled(v.host, "volume", v.name, v.pool);

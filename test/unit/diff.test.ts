@@ -2,6 +2,7 @@
 import * as assert from "assert";
 import { setLogSink } from "../../provider/log";
 import { UNKNOWN } from "../../provider/resources/common";
+import { domainProvider } from "../../provider/resources/domain";
 import { imageProvider, ImageOutputs } from "../../provider/resources/image";
 import { volumeProvider, VolumeOutputs } from "../../provider/resources/volume";
 
@@ -137,5 +138,40 @@ describe("storage check", () => {
       assert.ok(f, JSON.stringify(r.failures));
       assert.match(f.reason, reason);
     });
+  }
+});
+
+describe("credentials are not identity", () => {
+  const domain = {
+    kvmKind: "Domain", host, name: "web", type: "kvm", vcpu: 1, memory: 512, firmware: "bios", disks: [{ volume: "disk", pool: "default" }],
+    networkInterfaces: [], running: true, autostart: false, uuid: "0b5b6a7e-1a2b-4c3d-9e8f-001122334455", state: "running", interfaces: [],
+  } as any;
+  const kinds: [string, any, any][] = [["Image", imageProvider, image], ["Volume", volumeProvider, volume], ["Domain", domainProvider, domain]];
+  const logins: [string, Record<string, unknown>][] = [
+    ["another key file", { privateKeyPath: "/rotated" }],
+    ["an inline key", { privateKey: "-----BEGIN OPENSSH PRIVATE KEY-----\n…" }],
+    ["a passphrase", { passphrase: "s3cret" }],
+    ["the agent", { agent: true }],
+    ["another known_hosts", { knownHostsPath: "/etc/ssh/ssh_known_hosts" }],
+    ["a pinned host key", { hostKeyFingerprint: "SHA256:abc" }],
+    ["other timeouts", { connectTimeout: 60, keepaliveInterval: 10, keepaliveCount: 5 }],
+  ];
+  const places: [string, Record<string, unknown>][] = [
+    ["another address", { address: "hv2" }], ["another port", { port: 2222 }], ["another user", { user: "admin" }],
+    ["another socket", { socketPath: "/var/run/libvirt/virtqemud-sock" }], ["another URI", { uri: "qemu:///session" }],
+  ];
+  for (const [kind, provider, olds] of kinds) {
+    for (const [what, change] of logins) {
+      it(`${kind}: ${what} updates in place`, async () => {
+        const d = await provider.diff(olds.key ?? olds.uuid, olds, { ...olds, host: { ...host, ...change } });
+        assert.deepStrictEqual({ changes: d.changes, replaces: d.replaces }, { changes: true, replaces: [] });
+      });
+    }
+    for (const [what, change] of places) {
+      it(`${kind}: ${what} replaces`, async () => {
+        const d = await provider.diff(olds.key ?? olds.uuid, olds, { ...olds, host: { ...host, ...change } });
+        assert.deepStrictEqual(d.replaces, ["host"]);
+      });
+    }
   }
 });
