@@ -1,5 +1,7 @@
 // Disk image format from the file's header, never from its name: qcow2 (virtual size
-// from the header), raw otherwise; other known formats are refused with the fix.
+// from the header), raw otherwise; other known formats are refused with the fix. A qcow2
+// image that names a backing file or an external data file is refused too: libvirt would
+// follow the name and hand qemu a file of the host's (/etc/shadow, another VM's disk).
 import * as fs from "fs";
 
 export interface ImageHeader {
@@ -23,19 +25,47 @@ const OTHER_FORMATS: { name: string; test: (h: Buffer) => boolean }[] = [
 
 export class UnsupportedImageFormat extends Error {}
 
+/** qcow2 incompatible feature bit: the guest data lives in an external file named in a header extension. */
+const QCOW2_INCOMPAT_DATA_FILE = 1n << 2n;
+/** qemu's own bound on a backing file name (qcow2 spec: at most 1023 bytes). */
+const BACKING_NAME_MAX = 1023;
+
+function readAt(fd: number, offset: number, length: number): Buffer {
+  const buf = Buffer.alloc(length);
+  const n = fs.readSync(fd, buf, 0, length, offset);
+  return buf.subarray(0, n);
+}
+
+/** Refuses a qcow2 header that points outside the image itself. */
+function refuseExternalFiles(fd: number, head: Buffer, version: number): void {
+  const backingOffset = head.readBigUInt64BE(8);
+  const backingSize = head.readUInt32BE(16);
+  if (backingOffset !== 0n) {
+    const name = backingSize > 0 && backingSize <= BACKING_NAME_MAX && backingOffset < 1n << 32n
+      ? readAt(fd, Number(backingOffset), backingSize).toString("utf8") : "(unreadable)";
+    throw new UnsupportedImageFormat(`the qcow2 image names a backing file (${JSON.stringify(name)}), which libvirt would open on the host; `
+      + "a base image must stand alone: flatten it with qemu-img convert -O qcow2 IMAGE FLAT.qcow2");
+  }
+  if (version >= 3 && (head.readBigUInt64BE(72) & QCOW2_INCOMPAT_DATA_FILE) !== 0n) {
+    throw new UnsupportedImageFormat("the qcow2 image keeps its data in an external data file, which libvirt would open on the host; "
+      + "convert it to a self-contained image with qemu-img convert -O qcow2 IMAGE FLAT.qcow2");
+  }
+}
+
 export function readImageHeader(file: string): ImageHeader {
   const fileSize = fs.statSync(file).size;
   const head = Buffer.alloc(512);
   const fd = fs.openSync(file, "r");
   try {
     fs.readSync(fd, head, 0, head.length, 0);
+    if (head.subarray(0, 4).equals(Buffer.from([0x51, 0x46, 0x49, 0xfb]))) {
+      const version = head.readUInt32BE(4);
+      if (version < 2) throw new UnsupportedImageFormat(`qcow version ${version} is too old; convert it with qemu-img convert -O qcow2`);
+      refuseExternalFiles(fd, head, version);
+      return { format: "qcow2", virtualSize: Number(head.readBigUInt64BE(24)), fileSize };
+    }
   } finally {
     fs.closeSync(fd);
-  }
-  if (head.subarray(0, 4).equals(Buffer.from([0x51, 0x46, 0x49, 0xfb]))) {
-    const version = head.readUInt32BE(4);
-    if (version < 2) throw new UnsupportedImageFormat(`qcow version ${version} is too old; convert it with qemu-img convert -O qcow2`);
-    return { format: "qcow2", virtualSize: Number(head.readBigUInt64BE(24)), fileSize };
   }
   const other = OTHER_FORMATS.find((f) => f.test(head));
   if (other) {

@@ -38,6 +38,8 @@ interface Ctx {
   host: HostConfig;
   tmp: string;
   url: string;
+  /** Serves a qcow2 whose header names /etc/shadow as its backing file. */
+  hostileUrl: string;
   baseImage: string;
 }
 
@@ -84,6 +86,9 @@ const cases: Case[] = [
   { what: "an unreachable URL", kind: "image", inputs: () => ({ source: { url: "http://127.0.0.1:1/x.qcow2" } }), at: "create", property: "source.url", says: /ECONNREFUSED.*reachable/s },
   { what: "a format the header contradicts", kind: "image", inputs: () => ({ format: "raw" }), at: "check", property: "format", says: /qcow2 by its header/ },
   { what: "a format a downloaded header contradicts", kind: "image", inputs: (c) => ({ source: { url: c.url }, format: "raw" }), at: "create", property: "format", says: /qcow2 by its header.*nothing was created/s },
+  { what: "a qcow2 naming a backing file on the host", kind: "image", inputs: (c) => ({ source: { path: path.join(c.tmp, "backing.qcow2") } }), at: "check", property: "source.path", says: /names a backing file \("\/etc\/shadow"\).*qemu-img convert/s },
+  { what: "a qcow2 with an external data file", kind: "image", inputs: (c) => ({ source: { path: path.join(c.tmp, "datafile.qcow2") } }), at: "check", property: "source.path", says: /external data file.*qemu-img convert/s },
+  { what: "a downloaded qcow2 naming a backing file", kind: "image", inputs: (c) => ({ source: { url: c.hostileUrl } }), at: "create", property: "source", says: /names a backing file \("\/etc\/shadow"\)/ },
   { what: "a VMDK image", kind: "image", inputs: (c) => ({ source: { path: path.join(c.tmp, "disk.vmdk") } }), at: "check", property: "source.path", says: /vmdk.*qemu-img convert/s },
   { what: "a missing pool", kind: "image", inputs: () => ({ pool: "no-such-pool" }), at: "check", property: "pool", says: /does not exist.*pool-define-as/s },
   { what: "a read-only TMPDIR for a download", kind: "image", inputs: (c) => ({ source: { url: c.url } }), at: "create", property: "source.url", says: /read-only.*TMPDIR/s, env: (c) => ({ TMPDIR: path.join(c.tmp, "ro") }) },
@@ -127,11 +132,16 @@ describe("bad inputs", function () {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "bad-"));
   let ctx: Ctx;
   let server: FileServer;
+  let hostile: FileServer;
   const mounts: string[] = [];
 
   before(async () => {
     const lab = labEnv();
     server = await FileServer.start(lab.image);
+    // hostile images: headers that point at files of the host
+    execFileSync("qemu-img", ["create", "-q", "-f", "qcow2", "-u", "-b", "/etc/shadow", "-F", "raw", path.join(tmp, "backing.qcow2"), "64M"]);
+    execFileSync("qemu-img", ["create", "-q", "-f", "qcow2", "-o", `data_file=${path.join(tmp, "datafile.raw")}`, path.join(tmp, "datafile.qcow2"), "64M"]);
+    hostile = await FileServer.start(path.join(tmp, "backing.qcow2"));
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "right", "-f", path.join(tmp, "enc")]);
     fs.writeFileSync(path.join(tmp, "kh-empty"), "");
     fs.writeFileSync(path.join(tmp, "disk.vmdk"), Buffer.concat([Buffer.from("KDMV"), Buffer.alloc(1020)]));
@@ -143,13 +153,14 @@ describe("bad inputs", function () {
     }
     const baseImage = `bad-input-base-${process.pid}.qcow2`;
     execFileSync("virsh", ["-q", "-c", "qemu:///system", "vol-create-as", lab.pool, baseImage, "64M", "--format", "qcow2"]);
-    ctx = { lab, host: labHost(lab), tmp, url: server.url(), baseImage };
+    ctx = { lab, host: labHost(lab), tmp, url: server.url(), hostileUrl: hostile.url(), baseImage };
   });
 
   after(async () => {
     for (const m of mounts) execFileSync("umount", [m]);
     execFileSync("virsh", ["-q", "-c", "qemu:///system", "vol-delete", "--pool", labEnv().pool, ctx.baseImage]);
     await server.close();
+    await hostile.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
