@@ -11,6 +11,8 @@ export interface DiskArgs {
   pool?: pulumi.Input<string>;
   device?: pulumi.Input<"disk" | "cdrom">;
   bus?: pulumi.Input<"virtio" | "sata" | "scsi" | "ide">;
+  /** The volume's format; taken from a Volume or Image given as `volume`. */
+  format?: pulumi.Input<"qcow2" | "raw">;
 }
 
 export interface NetworkInterfaceArgs {
@@ -90,8 +92,10 @@ export class Domain extends pulumi.dynamic.Resource {
   public readonly host!: pulumi.Output<HostArgs>;
 
   constructor(name: string, args: DomainArgs, opts?: pulumi.CustomResourceOptions) {
-    const disks = args.disks.map((d) => ({ ...d, volume: d.volume instanceof Volume || d.volume instanceof Image ? d.volume.name : d.volume,
-      pool: d.pool ?? (d.volume instanceof Volume || d.volume instanceof Image ? d.volume.pool : undefined) }));
+    const disks = args.disks.map((d) => {
+      const made = d.volume instanceof Volume || d.volume instanceof Image ? d.volume : undefined;
+      return { ...d, volume: made ? made.name : d.volume as pulumi.Input<string>, pool: d.pool ?? made?.pool, format: d.format ?? made?.format };
+    });
     const cloudInit = args.cloudInit === undefined ? undefined
       : pulumi.output(args.cloudInit).apply((c: any) => (c?.userData ? pulumi.secret(c) : c));
     super(providerShim, name, {

@@ -13,6 +13,8 @@ export interface DiskInput {
   pool?: string;
   device?: "disk" | "cdrom";
   bus?: DiskSpec["bus"];
+  /** The volume's format as its Volume or Image recorded it (the SDK passes it); never re-probed from the file. */
+  format?: "qcow2" | "raw";
 }
 
 export interface InterfaceInput {
@@ -114,6 +116,7 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
       checkName(failures, `disks[${i}].pool`, out.pool);
       if (!isUnknown(out.device) && !["disk", "cdrom"].includes(out.device!)) bad(`disks[${i}].device`, `must be "disk" or "cdrom"`);
       if (!isUnknown(out.bus) && !["virtio", "sata", "scsi", "ide"].includes(out.bus!)) bad(`disks[${i}].bus`, `must be virtio, sata, scsi or ide`);
+      if (out.format !== undefined && !isUnknown(out.format) && !["qcow2", "raw"].includes(out.format)) bad(`disks[${i}].format`, `must be "qcow2" or "raw"`);
       if (out.device === "cdrom" && out.bus === "virtio") bad(`disks[${i}].bus`, "a cdrom cannot sit on virtio: use sata or scsi");
       return out;
     });

@@ -14,7 +14,13 @@ export function stateName(state: number): string {
   return STATE_NAMES[state] ?? String(state);
 }
 
-export async function resolveDisks(lv: Libvirt, d: DomainInputs, host: string): Promise<DiskSpec[]> {
+/**
+ * The disks of `d` in libvirt's terms. A disk's format is what its Volume or Image
+ * recorded, else what the current definition already says (`known`, by path), and only
+ * for a disk seen for the first time what libvirt reads from the file: a guest can write
+ * any header into a raw disk, and a re-probe would believe it.
+ */
+export async function resolveDisks(lv: Libvirt, d: DomainInputs, host: string, known = new Map<string, string>()): Promise<DiskSpec[]> {
   return Promise.all(d.disks.map(async (disk, i) => {
     const pool = await findPool(lv, disk.pool ?? "default");
     const vol = pool && (await findVolume(lv, pool, disk.volume));
@@ -22,7 +28,11 @@ export async function resolveDisks(lv: Libvirt, d: DomainInputs, host: string): 
       throw new KvmError("not-found", `volume "${disk.volume}" is not in pool "${disk.pool}"`, { host, property: `disks[${i}].volume`, fix: "Create it (a Volume resource) or fix the name and pool" });
     }
     const desc = await describeVolume(lv, vol);
-    return { path: desc.path, format: desc.format ?? "raw", device: disk.device ?? "disk", bus: disk.bus ?? "virtio" };
+    const format = disk.format ?? known.get(desc.path) ?? desc.format ?? "raw";
+    // only a qcow2 overlay has a base; its header is qemu's, not the guest's
+    const backing = format === "qcow2" && desc.format === "qcow2" && desc.backingPath
+      ? { path: desc.backingPath, format: desc.backingFormat ?? "qcow2" } : undefined;
+    return { path: desc.path, format, device: disk.device ?? "disk", bus: disk.bus ?? "virtio", backing };
   }));
 }
 

@@ -22,6 +22,12 @@ export type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./d
 
 const REPLACE_KEYS = ["name", "type", "firmware", "machine", "cloudInit"] as const;
 const UPDATE_KEYS = ["vcpu", "memory", "disks", "networkInterfaces", "cpuMode", "kernel", "initrd", "cmdline", "qemuAgent", "graphics"] as const;
+
+/** The definition inputs that differ. A disk's format only confirms its volume's (older records lack it): not compared. */
+function redefinedKeys(olds: DomainInputs, news: DomainInputs): (typeof UPDATE_KEYS)[number][] {
+  const compared = (k: string, v: unknown) => (k === "disks" && Array.isArray(v) ? v.map(({ format: _format, ...d }) => d) : v);
+  return UPDATE_KEYS.filter((k) => !deepEqual(compared(k, olds[k]), compared(k, news[k])));
+}
 const UNDEFINE_ALL = UndefineFlags.NVRAM | UndefineFlags.MANAGED_SAVE | UndefineFlags.SNAPSHOTS_METADATA | UndefineFlags.CHECKPOINTS_METADATA;
 
 type Recorded = Pick<DomainOutputs, "seedVolume" | "seedPool">;
@@ -127,7 +133,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
       const replaces: string[] = [];
       if (!sameHost(olds.host, news.host)) replaces.push("host");
       for (const k of REPLACE_KEYS) if (!deepEqual(olds[k], news[k])) replaces.push(k);
-      const updates = UPDATE_KEYS.filter((k) => !deepEqual(olds[k], news[k]));
+      const updates = redefinedKeys(olds, news);
       const changes = replaces.length > 0 || updates.length > 0 || olds.running !== news.running || olds.autostart !== news.autostart
         || !deepEqual(olds.host, news.host) || !deepEqual(olds.waitForIp, news.waitForIp) || olds.shutdownTimeout !== news.shutdownTimeout;
       const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
@@ -201,7 +207,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
             since = await leaseSnapshot(lv, await definedNics(lv, dom));
             await lv.startDomain(dom);
           };
-          const previousXml = UPDATE_KEYS.some((k) => !deepEqual(olds[k], news[k])) ? await redefine(lv, dom, olds, news, host) : undefined;
+          const previousXml = redefinedKeys(olds, news).length > 0 ? await redefine(lv, dom, olds, news, host) : undefined;
           // a running VM picks a new definition up only on a fresh start
           if (previousXml && news.running !== false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
           if (news.running === false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
@@ -244,7 +250,8 @@ export const domainProvider = createDomainProvider(processContext);
 async function redefine(lv: Libvirt, dom: DomainRef, olds: DomainOutputs, news: DomainInputs, host: string): Promise<string> {
   const previousXml = await lv.domainXml(dom, DomainXmlFlags.INACTIVE /* the persistent config */);
   const current = parseDomainXml(previousXml);
-  const disks = await resolveDisks(lv, news, host);
+  const known = new Map(current.disks.filter((x) => x.format).map((x) => [x.path, x.format!]));
+  const disks = await resolveDisks(lv, news, host, known);
   const seedPath = current.disks.find((x) => x.device === "cdrom" && olds.seedVolume && x.path.endsWith(`/${olds.seedVolume}`))?.path;
   const macs = keptMacs(current.interfaces, news.networkInterfaces ?? []);
   await lv.defineDomain(domainXml(specOf(news, disks, seedPath, olds.resourceName ?? olds.name, macs, current.uuid)));

@@ -95,7 +95,8 @@ export async function readVolume<P extends StoredVolume>(pool: HostAccess, id: s
       const vol = pool && (await findVolume(lv, pool, props.name));
       if (!vol) return { id: "", props };
       const d = await describeVolume(lv, vol);
-      return { id, props: { ...props, path: d.path, key: d.key ?? vol.key, capacityBytes: d.capacityBytes, format: d.format ?? props.format } };
+      // the format stays as recorded at create: libvirt re-probes the file, whose header a guest may have written
+      return { id, props: { ...props, path: d.path, key: d.key ?? vol.key, capacityBytes: d.capacityBytes, format: props.format ?? d.format } };
     });
   } catch (err) {
     throw explainRecorded(err, hostLabel(props.host), `reading ${what} ${props.pool}/${props.name}`);

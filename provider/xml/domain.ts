@@ -12,6 +12,8 @@ export interface DiskSpec {
   format: string;
   device: "disk" | "cdrom";
   bus: "virtio" | "sata" | "scsi" | "ide";
+  /** An overlay's base (the Image it was made from). Without one the disk has no backing chain. */
+  backing?: { path: string; format: string };
 }
 
 export interface InterfaceSpec {
@@ -60,6 +62,15 @@ function disk(devices: XMLBuilder, d: DiskSpec, target: string, bootOrder?: numb
   const el = devices.ele("disk", { type: "file", device: d.device });
   el.ele("driver", { name: "qemu", type: d.format });
   el.ele("source", { file: d.path });
+  // the backing chain spelt out, ending in an empty <backingStore/>: libvirt then probes
+  // nothing, so no header written into a disk can point qemu at a file of the host
+  let chain = el;
+  if (d.backing) {
+    chain = el.ele("backingStore", { type: "file" });
+    chain.ele("format", { type: d.backing.format });
+    chain.ele("source", { file: d.backing.path });
+  }
+  chain.ele("backingStore");
   el.ele("target", { dev: target, bus: d.bus });
   if (d.device === "cdrom") el.ele("readonly");
   if (bootOrder !== undefined) el.ele("boot", { order: String(bootOrder) });

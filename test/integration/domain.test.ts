@@ -3,6 +3,7 @@ import * as assert from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import { execFileSync } from "child_process";
 import { create as xml } from "xmlbuilder2";
 import { domainProvider, DomainInputs, DomainOutputs } from "../../provider/resources/domain";
 import { imageProvider, ImageInputs, ImageOutputs } from "../../provider/resources/image";
@@ -61,6 +62,10 @@ describe("Domain", function () {
     assert.strictEqual(lease?.hostname, hostname, "the guest read local-hostname from the seed ISO");
     assert.ok(volumeNames(lab).includes(`${tag}-web-seed.iso`));
     assert.match(virsh(["dumpxml", web.name]), /<pulumikvm:owner|xmlns:pulumikvm/);
+    // the backing chain is spelt out: the overlay's base is the Image, and the chain ends there
+    const inactive = virsh(["dumpxml", "--inactive", web.name]);
+    const esc = image.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    assert.match(inactive, new RegExp(`<backingStore type=.file.>\\s*<format type=.qcow2./>\\s*<source file=.${esc}./>\\s*<backingStore/>\\s*</backingStore>`));
   });
 
   it("shows no change when nothing changed", async () => {
@@ -188,6 +193,29 @@ describe("Domain", function () {
     await domainProvider.delete(web.uuid, moved);
     assert.ok(!volumeNames(lab).includes(seed), "the seed volume is not leaked");
     assert.ok(!domainNames().includes(web.name));
+  });
+
+  it("keeps a raw disk raw, with no backing chain, after the guest wrote a qcow2 header naming a host file into it", async () => {
+    const lab = labEnv();
+    const raw = (await volumeProvider.create(await checked(volumeProvider, { host: labHost(lab), name: `${tag}-raw.img`, capacity: "64MiB", format: "raw" } as VolumeInputs))).outs;
+    volumes.push(raw);
+    const vm = await domain({ name: `${tag}-rawdisk`, disks: [{ volume: raw.name, format: raw.format }], running: false });
+    // what a guest can do to its own disk: write a qcow2 header that names /etc/shadow
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "hostile-"));
+    const header = path.join(dir, "header.qcow2");
+    execFileSync("qemu-img", ["create", "-q", "-f", "qcow2", "-u", "-b", "/etc/shadow", "-F", "raw", header, "64M"]);
+    virsh(["vol-upload", "--pool", lab.pool, raw.name, header]);
+    virsh(["pool-refresh", lab.pool]);
+    fs.rmSync(dir, { recursive: true, force: true });
+    assert.match(virsh(["vol-dumpxml", "--pool", lab.pool, raw.name]), /<format type='qcow2'\/>/, "libvirt now probes the raw volume as qcow2");
+    assert.strictEqual((await volumeProvider.read(raw.key, raw)).props.format, "raw", "refresh keeps the recorded format");
+    const news = await checked(domainProvider, { ...vm, vcpu: 2 }, vm);
+    const { outs } = await domainProvider.update(vm.uuid, vm, news);
+    domains.push(outs);
+    const inactive = virsh(["dumpxml", "--inactive", vm.name]);
+    assert.match(inactive, /<driver name=.qemu. type=.raw.\/>/, "the redefinition attaches the disk as recorded, raw");
+    assert.doesNotMatch(inactive, /shadow/);
+    assert.match(inactive, /<backingStore\/>/);
   });
 
   it("refuses to delete or update a domain it did not create", async () => {
