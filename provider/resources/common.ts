@@ -66,6 +66,9 @@ export function checkHostInput(failures: Failures, host: unknown): HostConfig | 
   if (h.hostKeyFingerprint !== undefined && !/^SHA256:[A-Za-z0-9+/]{43}=?$/.test(String(h.hostKeyFingerprint))) {
     bad("hostKeyFingerprint", "must be \"SHA256:\" and 43 base64 characters, as ssh-keygen -lf prints it");
   }
+  if (h.strictHostKeyChecking === false && h.hostKeyFingerprint !== undefined) {
+    bad("strictHostKeyChecking", "is false, which would accept any host key and silently ignore the pinned hostKeyFingerprint: drop one of the two");
+  }
   if (h.privateKey !== undefined && (typeof h.privateKey !== "string" || !h.privateKey.includes("PRIVATE KEY"))) bad("privateKey", "must be the text of a private key (-----BEGIN … PRIVATE KEY-----)");
   for (const p of ["connectTimeout", "keepaliveInterval", "keepaliveCount"] as const) {
     const v = h[p];

@@ -63,8 +63,10 @@ export function knownKeys(file: string, host: string, port: number): KnownKey[] 
     let fields = line.split(/\s+/);
     let revoked = false;
     if (fields[0].startsWith("@")) {
-      if (fields[0] === "@cert-authority") return; // CA-signed host certs are not supported
-      revoked = fields[0] === "@revoked";
+      // only @revoked is understood; @cert-authority (CA-signed host certificates are not
+      // supported) and any other marker never make a line trusted
+      if (fields[0] !== "@revoked") return;
+      revoked = true;
       fields = fields.slice(1);
     }
     if (fields.length < 3 || !hostsFieldMatches(fields[0], name)) return;
@@ -89,11 +91,12 @@ export function verifyHostKey(presented: Buffer, opts: { host: string; port: num
     };
   }
   const known = knownKeys(opts.knownHostsPath, opts.host, opts.port);
-  const same = known.find((k) => k.key.equals(presented));
-  if (same?.revoked) {
-    return { ok: false, reason: `the host presented ${type} key ${fp}, which ${opts.knownHostsPath} line ${same.line} marks @revoked`, fix: "Do not connect until the host has a new key" };
+  // as OpenSSH: a revoked key is refused wherever it is listed, before or after a trusting line
+  const revoked = known.find((k) => k.revoked && k.key.equals(presented));
+  if (revoked) {
+    return { ok: false, reason: `the host presented ${type} key ${fp}, which ${opts.knownHostsPath} line ${revoked.line} marks @revoked`, fix: "Do not connect until the host has a new key" };
   }
-  if (same) return { ok: true };
+  if (known.some((k) => k.key.equals(presented))) return { ok: true };
   const sameType = known.filter((k) => k.type === type && !k.revoked);
   if (sameType.length > 0) {
     return {

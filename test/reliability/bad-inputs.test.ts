@@ -64,6 +64,9 @@ const cases: Case[] = [
   { what: "a wrong passphrase", kind: "domain", inputs: (c) => withHost({ privateKeyPath: path.join(c.tmp, "enc"), passphrase: "wrong" })(c), at: "check", property: "host", says: /passphrase does not decrypt/ },
   { what: "an encrypted key without passphrase", kind: "domain", inputs: (c) => withHost({ privateKeyPath: path.join(c.tmp, "enc") })(c), at: "check", property: "host", says: /encrypted and no passphrase.*Set passphrase/s },
   { what: "a known_hosts without the host", kind: "image", inputs: (c) => withHost({ knownHostsPath: path.join(c.tmp, "kh-empty") })(c), at: "check", property: "host", says: /host key is unknown.*add this line/s },
+  { what: "a known_hosts that trusts the host key, then @revokes it", kind: "image", inputs: (c) => withHost({ knownHostsPath: path.join(c.tmp, "kh-revoked") })(c), at: "check", property: "host", says: /marks @revoked/ },
+  { what: "a known_hosts line behind an unknown marker", kind: "image", inputs: (c) => withHost({ knownHostsPath: path.join(c.tmp, "kh-marker") })(c), at: "check", property: "host", says: /host key is unknown/ },
+  { what: "a pinned host key with host key checking off", kind: "image", inputs: withHost({ hostKeyFingerprint: `SHA256:${"A".repeat(43)}`, strictHostKeyChecking: false }), at: "check", property: "host.strictHostKeyChecking", says: /ignore the pinned hostKeyFingerprint/ },
   { what: "a malformed fingerprint", kind: "image", inputs: withHost({ hostKeyFingerprint: "MD5:aa:bb" }), at: "check", property: "host.hostKeyFingerprint", says: /SHA256:/ },
   { what: "a relative socket path", kind: "volume", inputs: withHost({ socketPath: "libvirt-sock" }), at: "check", property: "host.socketPath", says: /absolute path/ },
   { what: "a URI that is not one", kind: "volume", inputs: withHost({ uri: "system" }), at: "check", property: "host.uri", says: /qemu:\/\/\/system/ },
@@ -144,6 +147,9 @@ describe("bad inputs", function () {
     hostile = await FileServer.start(path.join(tmp, "backing.qcow2"));
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "right", "-f", path.join(tmp, "enc")]);
     fs.writeFileSync(path.join(tmp, "kh-empty"), "");
+    const trusted = fs.readFileSync(lab.knownHosts, "utf8").split("\n").filter((l) => l.trim());
+    fs.writeFileSync(path.join(tmp, "kh-revoked"), [...trusted, ...trusted.map((l) => `@revoked ${l}`)].join("\n") + "\n");
+    fs.writeFileSync(path.join(tmp, "kh-marker"), trusted.map((l) => `@trusted ${l}`).join("\n") + "\n");
     fs.writeFileSync(path.join(tmp, "disk.vmdk"), Buffer.concat([Buffer.from("KDMV"), Buffer.alloc(1020)]));
     // a read-only and a full temp directory (tmpfs: root is not exempt from either)
     for (const [dir, opts] of [["ro", "ro,size=1m"], ["full", "size=64k"]]) {

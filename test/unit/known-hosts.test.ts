@@ -58,6 +58,20 @@ describe("known_hosts verification", () => {
     assert.match(v.reason, /HOST KEY CHANGED.*line 2/);
   });
 
+  it("refuses a @revoked key listed after a line that trusts it", () => {
+    const v = verifyHostKey(key, { host: "h", port: 22, knownHostsPath: write([`h ssh-ed25519 ${b64}`, `@revoked h ssh-ed25519 ${b64}`]) });
+    assert.strictEqual(v.ok, false);
+    assert.match((v as { reason: string }).reason, /line 2 marks @revoked/);
+  });
+
+  it("never trusts a line behind an unknown marker or @cert-authority", () => {
+    for (const marker of ["@trusted", "@cert-authority"]) {
+      const v = verifyHostKey(key, { host: "h", port: 22, knownHostsPath: write([`${marker} h ssh-ed25519 ${b64}`]) });
+      assert.strictEqual(v.ok, false, marker);
+      assert.match((v as { reason: string }).reason, /host key is unknown/);
+    }
+  });
+
   it("refuses a @revoked key and honours negated patterns", () => {
     assert.strictEqual(verifyHostKey(key, { host: "h", port: 22, knownHostsPath: write([`@revoked h ssh-ed25519 ${b64}`]) }).ok, false);
     assert.strictEqual(verifyHostKey(key, { host: "h", port: 22, knownHostsPath: write([`*,!h ssh-ed25519 ${b64}`]) }).ok, false);
