@@ -101,25 +101,37 @@ export class PacketParser {
     return out;
   }
 
+  /** The length word, copying only its 4 bytes when it spans chunks (never the whole buffer). */
   private peekLength(): number {
     const first = this.chunks[0];
     if (first.length >= LEN_SIZE) return first.readUInt32BE(0);
-    return Buffer.concat(this.chunks).readUInt32BE(0);
+    const word = Buffer.alloc(LEN_SIZE);
+    let got = 0;
+    for (const c of this.chunks) {
+      got += c.copy(word, got, 0, Math.min(c.length, LEN_SIZE - got));
+      if (got === LEN_SIZE) break;
+    }
+    return word.readUInt32BE(0);
   }
 
+  /** The next `n` bytes, copied once when they span chunks. */
   private take(n: number): Buffer {
     const first = this.chunks[0];
-    let frame: Buffer;
+    this.buffered -= n;
     if (first.length >= n) {
-      frame = first.subarray(0, n);
       if (first.length === n) this.chunks.shift();
       else this.chunks[0] = first.subarray(n);
-    } else {
-      const all = Buffer.concat(this.chunks, this.buffered);
-      frame = all.subarray(0, n);
-      this.chunks = all.length > n ? [all.subarray(n)] : [];
+      return first.subarray(0, n);
     }
-    this.buffered -= n;
+    const frame = Buffer.allocUnsafe(n);
+    let got = 0;
+    while (got < n) {
+      const c = this.chunks[0];
+      const used = c.copy(frame, got, 0, Math.min(c.length, n - got));
+      got += used;
+      if (used === c.length) this.chunks.shift();
+      else this.chunks[0] = c.subarray(used);
+    }
     return frame;
   }
 }

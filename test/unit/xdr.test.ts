@@ -1,7 +1,7 @@
 import * as assert from "assert";
 import { array, decode, encode, hyper, optional, string, struct, uhyper, uint } from "../../provider/rpc/codec";
 import { LibvirtError } from "../../provider/rpc/errors";
-import { decodeHeader, encodePacket, MessageStatus, MessageType, PacketParser, Program } from "../../provider/rpc/packet";
+import { decodeHeader, encodePacket, MessageStatus, MessageType, Packet, PacketParser, Program } from "../../provider/rpc/packet";
 import { handshakeProcedures } from "../../provider/rpc/handshake";
 import { remoteError, streamHole } from "../../provider/rpc/types";
 import { XdrWriter } from "../../provider/rpc/xdr";
@@ -86,6 +86,29 @@ describe("PacketParser", () => {
       assert.strictEqual(got[1].payload.toString(), "abcdefgh");
       assert.strictEqual(got[2].payload.length, 100);
     }
+  });
+
+  it("reassembles a packet fed in tiny pieces copying each byte a bounded number of times", () => {
+    // a peer that sends 2 bytes, then the rest 64 bytes at a time: the length word spans chunks
+    const payload = Buffer.alloc(256 * 1024, 7);
+    const bytes = frame(9, payload);
+    const concat = Buffer.concat;
+    const copy = Buffer.prototype.copy;
+    let copied = 0;
+    Buffer.concat = ((list: readonly Uint8Array[], total?: number) => { const b = concat(list, total); copied += b.length; return b; }) as typeof Buffer.concat;
+    Buffer.prototype.copy = function (this: Buffer, ...args: Parameters<Buffer["copy"]>) { const n = copy.apply(this, args); copied += n; return n; };
+    let got: Packet[] = [];
+    try {
+      const parser = new PacketParser();
+      got = parser.push(bytes.subarray(0, 2));
+      for (let at = 2; at < bytes.length; at += 64) got.push(...parser.push(bytes.subarray(at, at + 64)));
+    } finally {
+      Buffer.concat = concat;
+      Buffer.prototype.copy = copy;
+    }
+    assert.strictEqual(got.length, 1);
+    assert.ok(got[0].payload.equals(payload));
+    assert.ok(copied <= 2 * bytes.length, `copied ${copied} bytes for a ${bytes.length}-byte packet`);
   });
 
   it("rejects lengths below a header and above libvirt's limit", () => {
