@@ -1,10 +1,14 @@
 import * as pulumi from "@pulumi/pulumi";
 import { hostInput } from "./host";
+import { urlHasSecrets } from "./url";
 import { StorageArgs, StorageResource } from "./storage";
 import { providerShim } from "./shim";
 
 export interface ImageSourceArgs {
-  /** http(s) URL, downloaded by the client then uploaded. */
+  /**
+   * http(s) URL, downloaded by the client then uploaded. A URL with user:password@ or a
+   * query (a signed token) makes the source a secret.
+   */
   url?: pulumi.Input<string>;
   /** A local file. */
   path?: pulumi.Input<string>;
@@ -23,8 +27,9 @@ export class Image extends StorageResource {
   public readonly sha256!: pulumi.Output<string>;
 
   constructor(name: string, args: ImageArgs, opts?: pulumi.CustomResourceOptions) {
+    const source = pulumi.output(args.source).apply((s) => (s?.url && urlHasSecrets(s.url) ? pulumi.secret(s) : s));
     super(providerShim, name, {
-      ...args, host: hostInput(args.host), resourceName: name,
+      ...args, source, host: hostInput(args.host), resourceName: name,
       kvmKind: "Image", path: undefined, key: undefined, capacityBytes: undefined, sha256: undefined,
       format: args.format, name: args.name,
     }, opts);

@@ -3,7 +3,9 @@ import * as fs from "fs";
 import { explain, KvmError } from "../errors";
 import { fileChunks } from "../image/chunks";
 import { readImageHeader, UnsupportedImageFormat } from "../image/header";
+import { displayUrl } from "../image/download";
 import { ImageSource, localImage, sha256File, sourceFile } from "../image/source";
+import { warn } from "../log";
 import { HostConfig } from "../ssh/host";
 import { volumeXml } from "../xml/volume";
 import { checkHostHealth, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
@@ -45,7 +47,9 @@ async function checkSource(failures: Failures, source: unknown): Promise<ImageSo
     let u: URL | undefined;
     try { u = new URL(String(s.url)); } catch { /* reported below */ }
     if (!u || !["http:", "https:"].includes(u.protocol)) {
-      failures.push({ property: "source.url", reason: `source.url must be an http:// or https:// URL, got ${JSON.stringify(s.url)}` });
+      failures.push({ property: "source.url", reason: `source.url must be an http:// or https:// URL, got ${displayUrl(String(s.url))}` });
+    } else if (u.protocol === "http:" && !s.sha256) {
+      warn(`source.url ${displayUrl(u.toString())} is plain http and has no sha256: anyone on the path can change the image. Give source.sha256, or use https`);
     }
   }
   if (s.sha256 !== undefined && !isUnknown(s.sha256) && !/^[0-9a-fA-F]{64}$/.test(String(s.sha256))) {

@@ -1,0 +1,123 @@
+// Downloads against a loopback HTTP server of the test's own: redirects that can never
+// work fail at once and are not retried, a stalled body fails after the stall bound;
+// URLs with credentials stay out of messages and are secrets; plain http is warned about.
+import * as assert from "assert";
+import * as fs from "fs";
+import * as http from "http";
+import * as net from "net";
+import * as os from "os";
+import * as path from "path";
+import { displayUrl, download, DownloadError, MAX_REDIRECTS, redirectTarget } from "../../provider/image/download";
+import { setLogSink } from "../../provider/log";
+import { imageProvider } from "../../provider/resources/image";
+
+async function serve(handler: http.RequestListener): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+  const requests: string[] = [];
+  const server = http.createServer((req, res) => { requests.push(req.url ?? ""); handler(req, res); });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    requests,
+    close: async () => { server.closeAllConnections(); await new Promise<void>((r) => server.close(() => r())); },
+  };
+}
+
+describe("download", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dl-"));
+  const file = path.join(dir, "image");
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it(`follows at most ${MAX_REDIRECTS} redirects, then fails for good`, async () => {
+    const s = await serve((req, res) => { res.writeHead(302, { location: `/hop${req.url!.length}` }); res.end(); });
+    try {
+      await assert.rejects(download(`${s.url}/start`, file, { attempts: 3, backoffMs: 1 }),
+        (e: unknown) => e instanceof DownloadError && e.permanent && /redirected more than 20 times/.test(e.message));
+      assert.strictEqual(s.requests.length, MAX_REDIRECTS + 1, "no retry of a redirect loop");
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("never follows a redirect to a file: URL, and does not retry it", async () => {
+    const s = await serve((_req, res) => { res.writeHead(301, { location: "file:///etc/shadow" }); res.end(); });
+    try {
+      await assert.rejects(download(`${s.url}/image.qcow2`, file, { attempts: 4, backoffMs: 1 }), /redirects to a file: URL, which is never followed/);
+      assert.strictEqual(s.requests.length, 1);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("refuses an https → http downgrade, and resolves relative locations", () => {
+    assert.throws(() => redirectTarget("https://mirror.example/a.qcow2", "http://mirror.example/a.qcow2", 0),
+      (e: unknown) => e instanceof DownloadError && e.permanent && /downgrade/.test(e.message));
+    assert.strictEqual(redirectTarget("https://mirror.example/x/a.qcow2", "../b.qcow2", 0), "https://mirror.example/b.qcow2");
+    assert.strictEqual(redirectTarget("http://mirror.example/a", "https://cdn.example/a", 0), "https://cdn.example/a");
+  });
+
+  it("fails a body that stalls after the stall bound, naming it, and retries", async () => {
+    const s = await serve((_req, res) => { res.writeHead(200, { "content-length": "1000" }); res.write(Buffer.alloc(10)); });
+    try {
+      await assert.rejects(download(`${s.url}/image.qcow2`, file, { attempts: 2, backoffMs: 1, stallMs: 300 }),
+        /truncated: 10 of 1000 bytes \(no data for 0\.3 s \(PULUMI_KVM_DOWNLOAD_STALL_TIMEOUT\)\)/);
+      assert.strictEqual(s.requests.length, 2, "a stall may heal: retried");
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("image URLs carrying credentials", () => {
+  it("are shown without userinfo or query in every message", async () => {
+    assert.strictEqual(displayUrl("https://user:pw@mirror.example/a.qcow2?token=abc"), "https://mirror.example/a.qcow2?…");
+    const s = await serve((_req, res) => { res.writeHead(404); res.end(); });
+    try {
+      const err = await download(`${s.url.replace("http://", "http://user:SECRETPW@")}/image.qcow2?sig=SECRETSIG`, path.join(os.tmpdir(), `dl-${process.pid}`), { attempts: 1 })
+        .then(() => undefined, (e: Error) => e);
+      assert.ok(err, "a 404 fails");
+      assert.match(err.message, /answered HTTP 404/);
+      assert.doesNotMatch(err.message, /SECRET/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("make the Image's source a secret in the SDK", async () => {
+    const pulumi = await import("@pulumi/pulumi");
+    pulumi.runtime.setMocks({
+      newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }),
+      call: (args) => args.inputs,
+    }, "project", "stack", false);
+    const { Image } = await import("../../sdk/image");
+    const host = { address: "hv1", user: "root" };
+    const secretOf = (img: InstanceType<typeof Image>) => pulumi.isSecret((img as unknown as { source: unknown }).source as never);
+    assert.strictEqual(await secretOf(new Image("signed", { host, source: { url: "https://mirror.example/a.qcow2?sig=abc" } })), true);
+    assert.strictEqual(await secretOf(new Image("userinfo", { host, source: { url: "https://u:p@mirror.example/a.qcow2" } })), true);
+    assert.strictEqual(await secretOf(new Image("plain", { host, source: { url: "https://mirror.example/a.qcow2" } })), false);
+  });
+});
+
+describe("plain http without a checksum", () => {
+  const warnings = async (source: Record<string, string>): Promise<string[]> => {
+    const lines: string[] = [];
+    setLogSink((l) => lines.push(l));
+    process.env.PULUMI_KVM_SKIP_HOST_CHECK = "1";
+    try {
+      await imageProvider.check({} as never, { host: { address: "hv1", user: "root", privateKeyPath: "/nonexistent" }, resourceName: `w${Math.random()}`, source } as never);
+    } finally {
+      delete process.env.PULUMI_KVM_SKIP_HOST_CHECK;
+      setLogSink(undefined);
+    }
+    return lines.filter((l) => /plain http/.test(l));
+  };
+  it("is warned about in check (preview), without the URL's query", async () => {
+    const w = await warnings({ url: "http://mirror.example/a.qcow2?sig=SECRET" });
+    assert.strictEqual(w.length, 1);
+    assert.match(w[0], /warning: source\.url http:\/\/mirror\.example\/a\.qcow2\?… is plain http and has no sha256/);
+    assert.doesNotMatch(w[0], /SECRET/);
+  });
+  it("is not warned about with a sha256, or over https", async () => {
+    assert.deepStrictEqual(await warnings({ url: "http://mirror.example/a.qcow2", sha256: "a".repeat(64) }), []);
+    assert.deepStrictEqual(await warnings({ url: "https://mirror.example/a.qcow2" }), []);
+  });
+});
