@@ -38,6 +38,8 @@ export function parseDuration(v: unknown): { ms: number } | { error: string } {
   if (typeof v === "number") return Number.isFinite(v) && v >= 0 ? { ms: v * 1000 } : { error: `${v} is not a duration` };
   if (typeof v !== "string") return { error: `expected a duration such as "5m", got ${typeof v}` };
   const s = v.trim();
+  // "" is no duration, not zero: an empty shutdownTimeout must not mean an instant hard power-off
+  if (!s) return { error: `an empty string is not a duration: write e.g. "30s", "5m" or "1h30m"` };
   if (/^\d+(\.\d+)?$/.test(s)) return { ms: Number(s) * 1000 };
   let total = 0;
   let rest = s;

@@ -1,9 +1,6 @@
-// A Domain's cloud-init NoCloud seed: built as an ISO, staged through a temp file,
-// uploaded as a raw volume next to the first disk, and removed with the domain.
-import * as fs from "fs";
-import * as path from "path";
+// A Domain's cloud-init NoCloud seed: built as an ISO in memory, uploaded as a raw
+// volume next to the first disk, and removed with the domain.
 import { KvmError } from "../errors";
-import { stageTempDir } from "../image/source";
 import { buildSeed } from "../iso/seed";
 import { Libvirt } from "../libvirt/api";
 import { volumeXml } from "../xml/volume";
@@ -13,6 +10,8 @@ import { findPool, findVolume } from "./storage";
 export interface SeedVolume {
   pool: string;
   name: string;
+  /** The volume's key, once made (what a rollback checks before removing it). */
+  key?: string;
 }
 
 export const seedVolumeName = (domain: string) => `${domain}-seed.iso`;
@@ -28,22 +27,11 @@ export async function createSeed(lv: Libvirt, d: DomainInputs, host: string, mad
   if (await findVolume(lv, pool, name)) {
     throw new KvmError("conflict", `seed volume "${name}" already exists in pool "${pool.name}"`, { host, fix: "Remove the stale seed volume on the host" });
   }
-  // staged through a temp file, as the ISO of a big user-data may be
-  const staging = await stageTempDir("cloudInit", "the seed ISO");
-  try {
-    const file = path.join(staging.path, "seed.iso");
-    try {
-      fs.writeFileSync(file, s.iso);
-    } catch (err) {
-      throw new KvmError("permanent", `cannot write the seed ISO in ${staging.path}: ${(err as Error).message}`, { property: "cloudInit", fix: "Point TMPDIR at a writable directory with free space", cause: err });
-    }
-    const vol = await lv.createVolume(pool, volumeXml({ name, capacityBytes: s.iso.length, format: "raw" }));
-    made({ pool: pool.name, name });
-    await lv.uploadVolume(vol, (async function* () { yield { data: fs.readFileSync(file) }; })());
-    return await lv.volumePath(vol);
-  } finally {
-    await staging.cleanup();
-  }
+  // uploaded from memory: the user-data never touches this machine's disk
+  const vol = await lv.createVolume(pool, volumeXml({ name, capacityBytes: s.iso.length, format: "raw" }));
+  made({ pool: pool.name, name, key: vol.key });
+  await lv.uploadVolume(vol, (async function* () { yield { data: s.iso }; })());
+  return lv.volumePath(vol);
 }
 
 /** Removes a seed volume; gone already is fine. */

@@ -144,7 +144,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
       const host = hostLabel(d.host);
       const owner = d.resourceName ?? d.name;
       let seed: SeedVolume | undefined;
-      let defined = false;
+      let defined: DomainRef | undefined;
       let started: { dom: DomainRef; since: LeaseSnapshot };
       try {
         started = await ctx.pool.run(d.host, async (lv) => {
@@ -158,7 +158,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
           const disks = await resolveDisks(lv, d, host);
           const seedPath = d.cloudInit ? await createSeed(lv, d, host, (s) => { seed = s; }) : undefined;
           const dom = await lv.defineDomain(domainXml(specOf(d, disks, seedPath, owner)));
-          defined = true;
+          defined = dom;
           if (d.autostart) await lv.setDomainAutostart(dom, true);
           // a lease this MAC had before (a pinned MAC reused) is not this boot's address
           const since = await leaseSnapshot(lv, await definedNics(lv, dom));
@@ -167,8 +167,8 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
         }, { mutating: true });
       } catch (err) {
         // the VM never ran: nothing is left behind
-        if (defined) await rollback(ctx.pool, { host: d.host, kind: "domain", name: d.name });
-        if (seed) await rollback(ctx.pool, { host: d.host, kind: "volume", pool: seed.pool, name: seed.name });
+        if (defined) await rollback(ctx.pool, { host: d.host, kind: "domain", name: d.name, id: defined.uuid.toString("hex") });
+        if (seed) await rollback(ctx.pool, { host: d.host, kind: "volume", pool: seed.pool, name: seed.name, id: seed.key });
         throw explain(err, host, `creating domain ${d.name}`);
       }
       const outs = await settle(ctx.pool, d, started.dom, { seedVolume: seed?.name, seedPool: seed?.pool }, started.since, "creating");

@@ -167,7 +167,7 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
         } catch (err) {
           // nothing is left in the pool when the upload fails: roll back on a fresh
           // connection if the failure took the link down
-          await rollback(ctx.pool, { host: inputs.host, kind: "volume", pool: inputs.pool, name: inputs.name });
+          await rollback(ctx.pool, { host: inputs.host, kind: "volume", pool: inputs.pool, name: inputs.name, id: vol.key });
           throw err;
         }
       } catch (err) {

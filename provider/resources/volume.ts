@@ -106,7 +106,7 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
             const outs = volumeOutputs(inputs, { ...d, key: d.key ?? vol.key }, format);
             return { id: outs.key, outs };
           } catch (err) {
-            await rollback(ctx.pool, { host: inputs.host, kind: "volume", pool: inputs.pool, name: inputs.name });
+            await rollback(ctx.pool, { host: inputs.host, kind: "volume", pool: inputs.pool, name: inputs.name, id: vol.key });
             throw err;
           }
         }, { mutating: true });

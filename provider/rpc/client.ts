@@ -37,6 +37,7 @@ export class RpcClient extends EventEmitter {
   private serial = 1;
   private closedWith: Error | undefined;
   private keepalive: Keepalive | undefined;
+  private pongWaiting = false;
   readonly callTimeoutMs: number;
   /** Counters for tests and diagnostics. */
   readonly stats = { pingsAnswered: 0, pingsSent: 0, repliesDropped: 0 };
@@ -167,10 +168,7 @@ export class RpcClient extends EventEmitter {
     switch (h.type) {
       case MessageType.Message:
         if (h.prog === Program.KEEPALIVE) {
-          if (h.proc === KeepaliveProc.PING) {
-            this.write(PONG);
-            this.stats.pingsAnswered++;
-          }
+          if (h.proc === KeepaliveProc.PING) this.pong();
           return;
         }
         this.emit("event", packet);
@@ -191,6 +189,24 @@ export class RpcClient extends EventEmitter {
       default:
         return; // CALLs from the server are not part of this protocol; ignore
     }
+  }
+
+  /**
+   * Answers a PING. While the link is full (an upload waits for drain) one PONG waits for
+   * the drain and further PINGs share it: a flood of PINGs never grows the write buffer.
+   */
+  private pong(): void {
+    if (this.pongWaiting) return;
+    this.stats.pingsAnswered++;
+    if (!this.stream.writableNeedDrain) {
+      this.write(PONG);
+      return;
+    }
+    this.pongWaiting = true;
+    this.stream.once("drain", () => {
+      this.pongWaiting = false;
+      this.write(PONG);
+    });
   }
 
   decodeError(payload: Buffer, api: string): Error {

@@ -17,11 +17,11 @@ export const uhyper: Codec<bigint> = { encode: (w, v) => void w.uhyper(v), decod
 export const bool: Codec<boolean> = { encode: (w, v) => void w.int(v ? 1 : 0), decode: (r) => r.int() !== 0 };
 export const voidCodec: Codec<void> = { encode: () => undefined, decode: () => undefined };
 
-export function string(max = Infinity): Codec<string> {
+export function string(max: number): Codec<string> {
   return { encode: (w, v) => void w.string(v, max), decode: (r) => r.string(max) };
 }
 
-export function opaque(max = Infinity): Codec<Buffer> {
+export function opaque(max: number): Codec<Buffer> {
   return { encode: (w, v) => void w.opaque(v, max), decode: (r) => r.opaque(max) };
 }
 
@@ -45,7 +45,7 @@ export function optional<T>(inner: Codec<T>): Codec<T | null> {
 }
 
 /** `T name<max>`: a count word, then the elements. */
-export function array<T>(inner: Codec<T>, max = Infinity): Codec<T[]> {
+export function array<T>(inner: Codec<T>, max: number): Codec<T[]> {
   return {
     encode: (w, v) => {
       if (v.length > max) throw new RangeError(`array of ${v.length} exceeds its limit of ${max}`);

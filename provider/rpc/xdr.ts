@@ -1,5 +1,11 @@
 // XDR (RFC 4506) primitives as used by libvirt: big-endian 4-byte units, hypers as
 // BigInt, variable opaques/strings padded to a multiple of 4. Pure buffer code, no I/O.
+// Every variable-length item has a bound: the caller names it (libvirt's own limits).
+
+/** `n` rounded up to a multiple of 4, in plain arithmetic (bit operations wrap at 2^31). */
+export function padded(n: number): number {
+  return n + ((4 - (n % 4)) % 4);
+}
 
 export class XdrWriter {
   private buf: Buffer;
@@ -53,22 +59,22 @@ export class XdrWriter {
   }
 
   /** Variable-length opaque: length word, bytes, padding. */
-  opaque(data: Buffer, max = Infinity): this {
+  opaque(data: Buffer, max: number): this {
     if (data.length > max) throw new RangeError(`opaque of ${data.length} bytes exceeds its limit of ${max}`);
     this.uint(data.length);
     return this.raw(data);
   }
 
-  string(s: string, max = Infinity): this {
+  string(s: string, max: number): this {
     return this.opaque(Buffer.from(s, "utf8"), max);
   }
 
   private raw(data: Buffer): this {
-    const padded = (data.length + 3) & ~3;
-    this.reserve(padded);
+    const size = padded(data.length);
+    this.reserve(size);
     data.copy(this.buf, this.len);
-    this.buf.fill(0, this.len + data.length, this.len + padded);
-    this.len += padded;
+    this.buf.fill(0, this.len + data.length, this.len + size);
+    this.len += size;
     return this;
   }
 
@@ -122,20 +128,20 @@ export class XdrReader {
   }
 
   fixedOpaque(size: number): Buffer {
-    const padded = (size + 3) & ~3;
-    this.need(padded);
+    const total = padded(size);
+    this.need(total);
     const v = Buffer.from(this.buf.subarray(this.pos, this.pos + size));
-    this.pos += padded;
+    this.pos += total;
     return v;
   }
 
-  opaque(max = Infinity): Buffer {
+  opaque(max: number): Buffer {
     const n = this.uint();
     if (n > max) throw new RangeError(`opaque of ${n} bytes exceeds its limit of ${max}`);
     return this.fixedOpaque(n);
   }
 
-  string(max = Infinity): string {
+  string(max: number): string {
     return this.opaque(max).toString("utf8");
   }
 

@@ -137,6 +137,28 @@ describe("RPC client (fake daemon)", () => {
     assert.ok(Buffer.concat(chunks.map((c) => c.payload)).equals(data));
   });
 
+  it("answers a flood of PINGs on a full link with one PONG once it drains, without growing the write buffer", async () => {
+    const s = setup();
+    client = s.client;
+    const end = (s.client as unknown as { stream: import("stream").Duplex }).stream;
+    const upload = s.lv.uploadVolume(vol, (async function* () { yield { data: Buffer.alloc(4 * MiB, 1) }; })());
+    const [open] = await s.daemon.until(s.daemon.calls(calls.uploadVolume.proc.proc));
+    s.daemon.socket.pause(); // the daemon stops reading: the client's link fills up
+    s.daemon.reply(open, calls.uploadVolume.proc.ret, undefined);
+    for (let i = 0; i < 50 && !end.writableNeedDrain; i++) await tick();
+    assert.ok(end.writableNeedDrain, "the link is full");
+    const before = end.writableLength;
+    for (let i = 0; i < 100; i++) s.daemon.socket.write(PING);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.strictEqual(end.writableLength, before, "no PONG queued behind a full buffer");
+    s.daemon.socket.resume();
+    const [finish] = await s.daemon.until((p) => p.header.type === MessageType.Stream && p.header.status === MessageStatus.Ok);
+    s.daemon.send({ proc: finish.header.proc, type: MessageType.Stream, serial: finish.header.serial });
+    await upload;
+    await new Promise((r) => setTimeout(r, 20));
+    assert.strictEqual(s.daemon.received.filter(isKeepalive(KeepaliveProc.PONG)).length, 1, "one PONG answers the flood");
+  });
+
   it("ends an upload with the daemon's STREAM error sent in the middle of it, and keeps the link", async () => {
     const s = setup();
     client = s.client;

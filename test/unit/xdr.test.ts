@@ -1,10 +1,10 @@
 import * as assert from "assert";
-import { array, decode, encode, hyper, optional, string, struct, uhyper, uint } from "../../provider/rpc/codec";
+import { array, decode, encode, hyper, opaque, optional, string, struct, uhyper, uint } from "../../provider/rpc/codec";
 import { LibvirtError } from "../../provider/rpc/errors";
 import { decodeHeader, encodePacket, MessageStatus, MessageType, Packet, PacketParser, Program } from "../../provider/rpc/packet";
 import { handshakeProcedures } from "../../provider/rpc/handshake";
 import { remoteError, streamHole } from "../../provider/rpc/types";
-import { XdrWriter } from "../../provider/rpc/xdr";
+import { padded, XdrWriter } from "../../provider/rpc/xdr";
 
 const hex = (b: Buffer) => b.toString("hex");
 
@@ -17,21 +17,30 @@ describe("XDR codecs", () => {
   });
 
   it("pads strings and opaques to four bytes without a terminator", () => {
-    assert.strictEqual(hex(encode(string(), "abcde")), "00000005" + "6162636465" + "000000");
-    assert.strictEqual(hex(encode(string(), "")), "00000000");
-    assert.strictEqual(decode(string(), Buffer.from("0000000361626300", "hex")), "abc");
+    assert.strictEqual(hex(encode(string(64), "abcde")), "00000005" + "6162636465" + "000000");
+    assert.strictEqual(hex(encode(string(64), "")), "00000000");
+    assert.strictEqual(decode(string(64), Buffer.from("0000000361626300", "hex")), "abc");
   });
 
   it("encodes optionals with a 0/1 present word and rejects other flags", () => {
-    const c = optional(string());
+    const c = optional(string(64));
     assert.strictEqual(hex(encode(c, null)), "00000000");
     assert.strictEqual(hex(encode(c, "x")), "00000001" + "00000001" + "78000000");
     assert.throws(() => decode(c, Buffer.from("0100000000000001", "hex")), /present flag/);
   });
 
+  it("pads lengths of 2^31 and more without wrapping, and bounds every variable-length item", () => {
+    assert.strictEqual(padded(2 ** 31 + 1), 2 ** 31 + 4);
+    assert.strictEqual(padded(2 ** 32 - 1), 2 ** 32);
+    // a peer announcing a 2^31 + 1 byte opaque: refused by its bound, or as an underflow, never read with a wrapped length
+    const huge = Buffer.from("80000001" + "00".repeat(8), "hex");
+    assert.throws(() => decode(opaque(1024), huge), /exceeds its limit of 1024/);
+    assert.throws(() => decode(opaque(2 ** 32), huge), /XDR underflow: need 2147483652 bytes/);
+  });
+
   it("refuses array counts larger than the limit or the payload", () => {
-    assert.throws(() => decode(array(uint, 2), encode(array(uint), [1, 2, 3])), /limit of 2/);
-    assert.throws(() => decode(array(uint), Buffer.from("7fffffff", "hex")), /exceeds/);
+    assert.throws(() => decode(array(uint, 2), encode(array(uint, 8), [1, 2, 3])), /limit of 2/);
+    assert.throws(() => decode(array(uint, 2 ** 31), Buffer.from("7fffffff", "hex")), /exceeds/);
   });
 
   it("builds the fact sheet's CONNECT_OPEN example byte for byte", () => {
@@ -47,10 +56,10 @@ describe("XDR codecs", () => {
 
   it("decodes all eleven fields of libvirt's error struct", () => {
     const w = new XdrWriter();
-    w.int(50).int(18).uint(1).string("Storage volume not found").int(2);
-    w.uint(1).string("dom1").fixedOpaque(Buffer.alloc(16, 7), 16).int(3); // dom present
-    w.uint(1).string("s1").uint(0).uint(1).string("s3").int(-1).int(9);
-    w.uint(1).string("net1").fixedOpaque(Buffer.alloc(16, 1), 16); // net present
+    w.int(50).int(18).uint(1).string("Storage volume not found", 256).int(2);
+    w.uint(1).string("dom1", 256).fixedOpaque(Buffer.alloc(16, 7), 16).int(3); // dom present
+    w.uint(1).string("s1", 256).uint(0).uint(1).string("s3", 256).int(-1).int(9);
+    w.uint(1).string("net1", 256).fixedOpaque(Buffer.alloc(16, 1), 16); // net present
     const e = decode(remoteError, w.bytes());
     assert.strictEqual(e.code, 50);
     assert.strictEqual(e.dom?.name, "dom1");

@@ -1,0 +1,96 @@
+// The leftover journal of failed creates: no credentials in it, readable by this user
+// only, no entry lost when creates fail in parallel, keyed by where the host is (a
+// rotated key still clears it), and a leftover removed only if it is still the object made.
+import * as assert from "assert";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { ErrorCode } from "../../provider/rpc/error-codes";
+import { LibvirtError } from "../../provider/libvirt/api";
+import { setLogSink } from "../../provider/log";
+import { HostAccess } from "../../provider/resources/context";
+import { clearLeftovers, isJournalled, removeLeftover, rollback } from "../../provider/resources/rollback";
+
+const host = { address: "hv1.example.com", user: "root", privateKey: "-----BEGIN OPENSSH PRIVATE KEY-----\nSECRETKEYBODY\n-----END OPENSSH PRIVATE KEY-----", passphrase: "SECRETPASSPHRASE" };
+const unreachable = { run: async () => { throw new Error("connect ECONNREFUSED"); }, describe: () => ({ label: "root@hv1.example.com", identity: "x" }) } as unknown as HostAccess;
+const noSuch = (code: string) => new LibvirtError({ code: ErrorCode[code], domain: 0, message: code, level: 2 } as any, "virX");
+
+/** A host where one volume and one domain exist, recording what was removed. */
+function hostWith(o: { volKey?: string; domUuid?: string; marked?: boolean }) {
+  const removed: string[] = [];
+  const lv = {
+    lookupPool: async (name: string) => ({ name, uuid: Buffer.alloc(16) }),
+    lookupVolume: async (pool: { name: string }, name: string) => {
+      if (!o.volKey) throw noSuch("VIR_ERR_NO_STORAGE_VOL");
+      return { pool: pool.name, name, key: o.volKey };
+    },
+    deleteVolume: async (v: { name: string }) => { removed.push(`volume ${v.name}`); },
+    lookupDomain: async (name: string) => {
+      if (!o.domUuid) throw noSuch("VIR_ERR_NO_DOMAIN");
+      return { name, uuid: Buffer.from(o.domUuid, "hex"), id: -1 };
+    },
+    domainMetadata: async () => { if (!o.marked) throw noSuch("VIR_ERR_NO_DOMAIN_METADATA"); return "<resource/>"; },
+    domainState: async () => ({ state: 5, reason: 0 }),
+    destroyDomain: async () => undefined,
+    undefineDomain: async (d: { name: string }) => { removed.push(`domain ${d.name}`); },
+  };
+  return { lv: lv as any, removed };
+}
+
+describe("leftover journal", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "journal-"));
+  const file = path.join(dir, "leftovers.json");
+  before(() => { process.env.PULUMI_KVM_JOURNAL = file; setLogSink(() => undefined); });
+  after(() => { delete process.env.PULUMI_KVM_JOURNAL; setLogSink(undefined); fs.rmSync(dir, { recursive: true, force: true }); });
+  beforeEach(() => fs.rmSync(file, { force: true }));
+
+  it("holds no credentials and is readable by this user only, also over a file that was world-readable", async () => {
+    fs.writeFileSync(file, "[]", { mode: 0o644 });
+    fs.chmodSync(file, 0o644);
+    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "v1", id: "/p/v1" }, 1);
+    const text = fs.readFileSync(file, "utf8");
+    assert.doesNotMatch(text, /SECRET|PRIVATE KEY/);
+    assert.strictEqual(fs.statSync(file).mode & 0o777, 0o600);
+    assert.deepStrictEqual(JSON.parse(text).map((e: any) => [e.kind, e.name, e.id]), [["volume", "v1", "/p/v1"]]);
+    assert.ok(isJournalled(host, "volume", "v1", "default"));
+  });
+
+  it("loses no entry when creates fail while another operation clears the journal", async () => {
+    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "old", id: "/p/old" }, 1);
+    // the next operation removes "old" slowly, while ten other creates fail
+    const { lv } = hostWith({ volKey: "/p/old" });
+    const slow = { ...lv, deleteVolume: async () => { await new Promise((r) => setTimeout(r, 200)); } };
+    const clearing = clearLeftovers(host, slow);
+    await new Promise((r) => setTimeout(r, 20));
+    await Promise.all([clearing, ...Array.from({ length: 10 }, (_, i) => rollback(unreachable, { host, kind: "volume", pool: "default", name: `p${i}` }, 1))]);
+    assert.deepStrictEqual(JSON.parse(fs.readFileSync(file, "utf8")).map((e: any) => e.name).sort(), Array.from({ length: 10 }, (_, i) => `p${i}`).sort());
+  });
+
+  it("is cleared by the next operation on the host with other credentials (a rotated key)", async () => {
+    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "rot", id: "/p/rot" }, 1);
+    const { lv, removed } = hostWith({ volKey: "/p/rot" });
+    await clearLeftovers({ address: "hv1.example.com", user: "root", privateKeyPath: "/rotated/key" }, lv);
+    assert.deepStrictEqual(removed, ["volume rot"]);
+    assert.deepStrictEqual(JSON.parse(fs.readFileSync(file, "utf8")), []);
+  });
+
+  it("removes a volume only if it is still the one made (same key)", async () => {
+    const other = hostWith({ volKey: "/p/someone-elses" });
+    assert.strictEqual(await removeLeftover(other.lv, { kind: "volume", pool: "default", name: "v", id: "/p/v" }), "other");
+    assert.deepStrictEqual(other.removed, []);
+    const same = hostWith({ volKey: "/p/v" });
+    assert.strictEqual(await removeLeftover(same.lv, { kind: "volume", pool: "default", name: "v", id: "/p/v" }), "removed");
+    assert.deepStrictEqual(same.removed, ["volume v"]);
+  });
+
+  it("removes a domain only if it has the UUID made and pulumi-kvm's ownership marker", async () => {
+    const uuid = "0b5b6a7e1a2b4c3d9e8f001122334455";
+    const otherUuid = hostWith({ domUuid: "ff".repeat(16), marked: true });
+    assert.strictEqual(await removeLeftover(otherUuid.lv, { kind: "domain", name: "vm", id: uuid }), "other");
+    const unmarked = hostWith({ domUuid: uuid, marked: false });
+    assert.strictEqual(await removeLeftover(unmarked.lv, { kind: "domain", name: "vm", id: uuid }), "other");
+    const ours = hostWith({ domUuid: uuid, marked: true });
+    assert.strictEqual(await removeLeftover(ours.lv, { kind: "domain", name: "vm", id: uuid }), "removed");
+    assert.deepStrictEqual([otherUuid.removed, unmarked.removed, ours.removed], [[], [], ["domain vm"]]);
+  });
+});
