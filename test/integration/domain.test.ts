@@ -218,6 +218,22 @@ describe("Domain", function () {
     assert.match(inactive, /<backingStore\/>/);
   });
 
+  it("builds and uploads the seed from memory: a TMPDIR that cannot be written does not matter", async () => {
+    const lab = labEnv();
+    const vol = await disk(`${tag}-mem.qcow2`);
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = "/nonexistent/tmp";
+    let vm: DomainOutputs;
+    try {
+      vm = await domain({ name: `${tag}-mem`, disks: [{ volume: vol.name }], cloudInit: { hostname: `${tag}-mem`, userData: "#cloud-config\n" }, running: false });
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR; else process.env.TMPDIR = saved;
+    }
+    assert.ok(volumeNames(lab).includes(`${tag}-mem-seed.iso`));
+    await domainProvider.delete(vm.uuid, vm);
+    assert.ok(!volumeNames(lab).includes(`${tag}-mem-seed.iso`));
+  });
+
   it("refuses to delete or update a domain it did not create", async () => {
     const name = `${tag}-foreign`;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "foreign-"));
