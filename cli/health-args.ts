@@ -4,22 +4,39 @@ import { effectiveTimeout } from "../provider/health/timeouts";
 import { HostConfig } from "../provider/ssh/host";
 import { parseDuration } from "../provider/units";
 
-export const HEALTH_USAGE = `usage: pulumi-kvm health --host user@address[:port] [--host …] [options]
+export const HEALTH_USAGE = `Check libvirt hosts the way every pulumi preview does: SSH login, libvirt's
+handshake, the storage pool (and a network), each failure named by its stage.
+
+usage: pulumi-kvm health --host [user@]address[:port] [--host …] [options]
        pulumi-kvm health --stack NAME [--cwd DIR] [options]
 
-  --host SPEC         a host to check: [user@]address[:port] (repeatable)
-  --identity FILE     private key (default: ssh-agent, ~/.ssh/config, ~/.ssh/id_*)
-  --known-hosts FILE  known_hosts to verify host keys against (default ~/.ssh/known_hosts)
-  --socket PATH       libvirtd's socket on the hosts (default /var/run/libvirt/libvirt-sock)
-  --pool NAME         storage pool that must exist and run (default: default)
-  --network NAME      network that must be active
-  --stack NAME        check every host and resource of this Pulumi stack
+what to check:
+  --host SPEC         a host: [user@]address[:port], or a Host alias of ~/.ssh/config
+                      (repeatable)
+  --stack NAME        every host and every pulumi-kvm resource of this Pulumi stack
   --cwd DIR           the Pulumi project directory for --stack (default: .)
-  --timeout DUR       per-host deadline; 0 (default) means min(15s, interval)
-  --watch             repeat every --interval
-  --interval DUR      time between checks with --watch (default 30s)
+  --pool NAME         storage pool that must exist and run (default: default)
+  --network NAME      network that must be active (adds a NETWORK column)
+
+how to connect (as privateKeyPath, knownHostsPath, socketPath of a resource's host):
+  --identity FILE     private key (default: ssh-agent, ~/.ssh/config, ~/.ssh/id_*)
+  --known-hosts FILE  known_hosts to verify host keys (default: ~/.ssh/known_hosts)
+  --socket PATH       libvirtd's socket (default: /var/run/libvirt/libvirt-sock)
+
+how to run:
+  --timeout DUR       per-host deadline, e.g. 10s; 0 (default) means min(15s, interval)
+  --watch             repeat every --interval until interrupted
+  --interval DUR      time between checks with --watch (default: 30s)
   --json              machine-readable output
+  -h, --help          this help
+
+examples:
+  pulumi-kvm health --host root@hv1 --host root@hv2:2222 --pool default
+  pulumi-kvm health --stack prod --cwd ./infra
+  pulumi-kvm health --host root@hv1 --network default --watch --interval 30s --json
+
 exit codes: 0 all healthy, 1 something unhealthy, 2 usage error
+stages and fixes: docs/health.md in the pulumi-kvm package
 `;
 
 export interface HealthPlan {

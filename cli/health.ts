@@ -16,14 +16,16 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd()).join("\n") + "\n";
 }
 
-export function renderHuman(report: HealthReport): string {
-  const rows = [["HOST", "STATUS", "STAGE", "LIBVIRT", "HOSTNAME", "POOL", "FREE", "LATENCY"]];
+/** The table; a NETWORK column when a network was asked for. Each error names its host once. */
+export function renderHuman(report: HealthReport, network?: string): string {
+  const rows = [["HOST", "STATUS", "STAGE", "LIBVIRT", "HOSTNAME", "POOL", "FREE", ...(network ? ["NETWORK"] : []), "LATENCY"]];
   for (const h of report.hosts) {
     rows.push([h.host, h.ok ? "ok" : "FAIL", h.stage ?? "-", h.libvirtVersion ?? "-", h.hostname ?? "-",
-      h.pool ? `${h.pool.name} (${h.pool.state})` : "-", h.pool ? formatBytes(h.pool.availableBytes) : "-", `${h.latencyMs} ms`]);
+      h.pool ? `${h.pool.name} (${h.pool.state})` : "-", h.pool ? formatBytes(h.pool.availableBytes) : "-",
+      ...(network ? [h.network ? `${h.network.name} (${h.network.active ? "active" : "inactive"})` : "-"] : []), `${h.latencyMs} ms`]);
   }
   let out = table(rows);
-  const errors = report.hosts.filter((h) => !h.ok).map((h) => `  ${h.host}: ${h.error}`);
+  const errors = report.hosts.filter((h) => !h.ok).map((h) => `  ${h.error}`);
   if (errors.length) out += "\n" + errors.join("\n") + "\n";
   if (report.resources?.length) {
     const r = [["RESOURCE", "KIND", "HOST", "STATUS", "DETAIL"]];
@@ -38,6 +40,7 @@ export function renderJson(report: HealthReport): string {
     host: h.host, ok: h.ok, stage: h.stage ?? null, class: h.class ?? null, error: h.error ?? null,
     libvirtVersion: h.libvirtVersion ?? null, hostname: h.hostname ?? null,
     pool: h.pool ? { name: h.pool.name, state: h.pool.state, capacityBytes: h.pool.capacityBytes, availableBytes: h.pool.availableBytes } : null,
+    network: h.network ?? null,
     latencyMs: h.latencyMs,
   }));
   return JSON.stringify(report.resources ? { hosts, resources: report.resources } : { hosts }, null, 2) + "\n";
@@ -63,9 +66,12 @@ export async function healthCommand(argv: string[]): Promise<number> {
     plan = parseHealthArgs(argv);
   } catch (err) {
     if (err instanceof UsageError) {
-      if (err.message) process.stderr.write(`pulumi-kvm health: ${err.message}\n\n`);
-      process.stderr.write(HEALTH_USAGE);
-      return err.message ? 2 : 0;
+      if (!err.message) {
+        process.stdout.write(HEALTH_USAGE);
+        return 0;
+      }
+      process.stderr.write(`pulumi-kvm health: ${err.message}\n(pulumi-kvm health --help for the options)\n`);
+      return 2;
     }
     throw err;
   }
@@ -74,7 +80,7 @@ export async function healthCommand(argv: string[]): Promise<number> {
     for (;;) {
       const started = Date.now();
       const report = await checkOnce(plan, pool);
-      process.stdout.write(plan.json ? renderJson(report) : renderHuman(report));
+      process.stdout.write(plan.json ? renderJson(report) : renderHuman(report, plan.network));
       if (!plan.watch) return healthy(report) ? 0 : 1;
       if (!plan.json) process.stdout.write("\n");
       await new Promise((r) => setTimeout(r, Math.max(0, plan.intervalMs - (Date.now() - started))));

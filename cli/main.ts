@@ -2,22 +2,44 @@
 // `pulumi-kvm` command line. Subcommands: health.
 import { healthCommand } from "./health";
 
-const USAGE = `usage: pulumi-kvm <command> [options]
+const USAGE = `pulumi-kvm ${version()}: KVM virtual machines on libvirt hosts over SSH, from Pulumi.
+
+usage: pulumi-kvm <command> [options]
 
 commands:
-  health    check libvirt hosts (or every host of a stack); see pulumi-kvm health --help
+  health    check libvirt hosts, or every host and resource of a stack
+            (pulumi-kvm health --help)
+
+options:
+  -h, --help     this help
+  -v, --version  the installed version
+
+The resources (Image, Volume, Domain) are used from a Pulumi program:
+  import * as kvm from "pulumi-kvm";
+Documentation: the docs/ folder of the package (connection, resources, health,
+troubleshooting).
 `;
+
+function version(): string {
+  return (require("../../package.json") as { version: string }).version;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case "health":
       return healthCommand(rest);
-    case undefined:
+    case "-v":
+    case "--version":
+      process.stdout.write(`${version()}\n`);
+      return 0;
     case "-h":
     case "--help":
       process.stdout.write(USAGE);
-      return command ? 0 : 2;
+      return 0;
+    case undefined:
+      process.stderr.write(USAGE);
+      return 2;
     default:
       process.stderr.write(`pulumi-kvm: unknown command "${command}"\n${USAGE}`);
       return 2;

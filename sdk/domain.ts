@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { HostArgs, hostInput } from "./host";
 import { Image } from "./image";
 import { providerShim } from "./shim";
+import { MODULE, withLegacyAlias } from "./resource-type";
 import { Volume } from "./volume";
 
 export interface DiskArgs {
@@ -54,9 +55,10 @@ export interface DomainArgs {
   firmware?: pulumi.Input<"bios" | "uefi">;
   machine?: pulumi.Input<string>;
   cpuMode?: pulumi.Input<string>;
-  /** Boots from the first disk unless kernel is given. */
-  disks: DiskArgs[];
-  networkInterfaces?: pulumi.Input<NetworkInterfaceArgs>[];
+  /** Boots from the first disk unless kernel is given. An array, or an Output of one. */
+  disks: pulumi.Input<DiskArgs[]>;
+  /** An array, or an Output of one (e.g. from `pulumi.all(...).apply(...)`). */
+  networkInterfaces?: pulumi.Input<pulumi.Input<NetworkInterfaceArgs>[]>;
   cloudInit?: pulumi.Input<CloudInitArgs>;
   kernel?: pulumi.Input<string>;
   initrd?: pulumi.Input<string>;
@@ -92,16 +94,21 @@ export class Domain extends pulumi.dynamic.Resource {
   public readonly host!: pulumi.Output<HostArgs>;
 
   constructor(name: string, args: DomainArgs, opts?: pulumi.CustomResourceOptions) {
-    const disks = args.disks.map((d) => {
-      const made = d.volume instanceof Volume || d.volume instanceof Image ? d.volume : undefined;
-      return { ...d, volume: made ? made.name : d.volume as pulumi.Input<string>, pool: d.pool ?? made?.pool, format: d.format ?? made?.format };
-    });
+    // A plain array keeps each disk's inputs apart, so a preview shows which one changed.
+    const disks = Array.isArray(args.disks) ? args.disks.map(diskInput)
+      : pulumi.output(args.disks).apply((list) => pulumi.all((list as unknown as DiskArgs[]).map(diskInput)));
     const cloudInit = args.cloudInit === undefined ? undefined
       : pulumi.output(args.cloudInit).apply((c: any) => (c?.userData ? pulumi.secret(c) : c));
     super(providerShim, name, {
       ...args, host: hostInput(args.host), disks, cloudInit, resourceName: name, name: args.name,
       kvmKind: "Domain", uuid: undefined, state: undefined, interfaces: undefined, ipAddress: undefined, seedVolume: undefined, seedPool: undefined,
       running: args.running, vcpu: args.vcpu, memory: args.memory,
-    }, opts);
+    }, withLegacyAlias(opts), MODULE, "Domain");
   }
+}
+
+/** A disk as stored: a Volume or Image given as `volume` becomes its name, pool and format. */
+function diskInput(d: DiskArgs) {
+  const made = d.volume instanceof Volume || d.volume instanceof Image ? d.volume : undefined;
+  return { ...d, volume: made ? made.name : d.volume as pulumi.Input<string>, pool: d.pool ?? made?.pool, format: d.format ?? made?.format };
 }

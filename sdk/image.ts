@@ -3,6 +3,7 @@ import { hostInput } from "./host";
 import { urlHasSecrets } from "./url";
 import { StorageArgs, StorageResource } from "./storage";
 import { providerShim } from "./shim";
+import { MODULE, withLegacyAlias } from "./resource-type";
 
 export interface ImageSourceArgs {
   /**
@@ -32,6 +33,6 @@ export class Image extends StorageResource {
       ...args, source, host: hostInput(args.host), resourceName: name,
       kvmKind: "Image", path: undefined, key: undefined, capacityBytes: undefined, sha256: undefined,
       format: args.format, name: args.name,
-    }, opts);
+    }, withLegacyAlias(opts), MODULE, "Image");
   }
 }

@@ -3,6 +3,7 @@ import { hostInput } from "./host";
 import { StorageArgs, StorageResource } from "./storage";
 import { Image } from "./image";
 import { providerShim } from "./shim";
+import { MODULE, withLegacyAlias } from "./resource-type";
 
 export interface VolumeArgs extends StorageArgs {
   /** Copy-on-write base: an Image, or the name of a volume in the same pool. */
@@ -22,6 +23,6 @@ export class Volume extends StorageResource {
       ...args, host: hostInput(args.host), baseImage: base, resourceName: name,
       kvmKind: "Volume", path: undefined, key: undefined, capacityBytes: undefined,
       format: args.format, name: args.name,
-    }, opts);
+    }, withLegacyAlias(opts), MODULE, "Volume");
   }
 }

@@ -72,7 +72,9 @@ async function ask(pool: HostAccess, config: HostConfig, opts: HealthOptions, st
 export async function checkHost(config: HostConfig, opts: HealthOptions, pool: HostAccess = hostPool, storageOnly = false): Promise<HostHealth> {
   const started = Date.now();
   const label = pool.describe(config).label;
-  const done = (h: Omit<HostHealth, "host" | "latencyMs">): HostHealth => ({ host: label, ...h, latencyMs: Date.now() - started });
+  // Every error names its host once, whether or not the underlying message did.
+  const labelled = (error: string | undefined) => (error === undefined || error.startsWith(`${label}: `) ? error : `${label}: ${error}`);
+  const done = (h: Omit<HostHealth, "host" | "latencyMs">): HostHealth => ({ host: label, ...h, error: labelled(h.error), latencyMs: Date.now() - started });
   const fail = (stage: HealthStage, err: unknown, extra: Partial<HostHealth> = {}) => {
     const c = classify(err);
     return done({ ok: false, stage, class: c.errorClass, error: c.message, ...extra });

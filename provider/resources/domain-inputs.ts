@@ -121,14 +121,19 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
       return out;
     });
   }
-  (d.networkInterfaces ?? []).forEach((nic, i) => {
-    if (isUnknown(nic)) return;
-    if (nic.network && nic.bridge) bad(`networkInterfaces[${i}]`, "give network or bridge, not both");
-    if (nic.network !== undefined) checkName(failures, `networkInterfaces[${i}].network`, nic.network);
-    if (nic.mac !== undefined && !isUnknown(nic.mac) && !MAC_RE.test(nic.mac)) bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is not a MAC address like 52:54:00:12:34:56`);
-    if (nic.mac && MAC_RE.test(nic.mac) && parseInt(nic.mac.slice(0, 2), 16) & 1) bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is a multicast address; use a unicast one such as 52:54:00:…`);
-  });
-  d.networkInterfaces = (d.networkInterfaces ?? []).map((n) => ({ ...n, model: n.model ?? "virtio", ...(n.mac ? { mac: n.mac.toLowerCase() } : {}) }));
+  // An Output of the whole array is unknown in a preview before its parts exist.
+  if (!isUnknown(d.networkInterfaces) && !Array.isArray(d.networkInterfaces)) {
+    bad("networkInterfaces", "must be an array: [{ network: \"default\" }]");
+  } else if (Array.isArray(d.networkInterfaces)) {
+    d.networkInterfaces.forEach((nic, i) => {
+      if (isUnknown(nic)) return;
+      if (nic.network && nic.bridge) bad(`networkInterfaces[${i}]`, "give network or bridge, not both");
+      if (nic.network !== undefined) checkName(failures, `networkInterfaces[${i}].network`, nic.network);
+      if (nic.mac !== undefined && !isUnknown(nic.mac) && !MAC_RE.test(nic.mac)) bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is not a MAC address like 52:54:00:12:34:56`);
+      if (nic.mac && MAC_RE.test(nic.mac) && parseInt(nic.mac.slice(0, 2), 16) & 1) bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is a multicast address; use a unicast one such as 52:54:00:…`);
+    });
+    d.networkInterfaces = d.networkInterfaces.map((n) => (isUnknown(n) ? n : { ...n, model: n.model ?? "virtio", ...(n.mac ? { mac: n.mac.toLowerCase() } : {}) }));
+  }
   if (news.kernel !== undefined && !isUnknown(news.kernel) && (typeof news.kernel !== "string" || !news.kernel.startsWith("/"))) bad("kernel", "must be an absolute path on the host");
   if (news.initrd !== undefined && !news.kernel) bad("initrd", "needs kernel: an initrd is only used with direct kernel boot");
   if (news.cmdline !== undefined && !news.kernel) bad("cmdline", "needs kernel: a command line is only used with direct kernel boot");
@@ -140,7 +145,7 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
     if (wait.source === "agent" && !news.qemuAgent) bad("waitForIp.source", `"agent" needs qemuAgent: true (and the agent in the guest)`);
   }
   if (wait && d.running === false) bad("waitForIp", "a domain with running: false never gets an address; drop waitForIp or run it");
-  if (wait && (d.networkInterfaces ?? []).length === 0) bad("waitForIp", "the domain has no networkInterfaces to get an address on");
+  if (wait && Array.isArray(d.networkInterfaces) && d.networkInterfaces.length === 0) bad("waitForIp", "the domain has no networkInterfaces to get an address on");
   if (wait && !news.kernel && d.disks?.[0]?.device === "cdrom" && !news.cloudInit) {
     bad("disks[0].device", "the boot disk is a cdrom and waitForIp is set: an installer ISO gets no address by itself; boot from a disk volume or drop waitForIp");
   }

@@ -22,7 +22,10 @@ export interface HopState {
 
 /** An ssh2 client error, at the stage the hop had reached. */
 export function hopFailure(label: string, target: HopTarget, err: Error & { level?: string }, state: HopState): DialError {
-  const where = `${target.user}@${target.address}:${target.port}`;
+  // The message starts with the host's label; name the hop only when it is another
+  // machine (a jump host), so no message says the host twice.
+  const hop = `${target.user}@${target.address}:${target.port}`;
+  const where = hop === label ? "the host" : hop;
   const code = (err as NodeJS.ErrnoException).code;
   if (state.verdict && !state.verdict.ok) {
     return new DialError("ssh-handshake", label, `host key of ${where} refused: ${state.verdict.reason}`, { hint: state.verdict.fix, cause: err, errorClass: "permanent" });

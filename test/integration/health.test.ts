@@ -7,7 +7,7 @@ import { checkHost } from "../../provider/health/check";
 import { HostPool } from "../../provider/pool/host-pool";
 import { runCli } from "../support/cli";
 import { labHost } from "../support/hosts";
-import { labEnv } from "../support/lab";
+import { labEnv, repoRoot } from "../support/lab";
 import { knownHostsFor } from "../support/sshd";
 import { TcpProxy } from "../support/tcp-proxy";
 import { virsh } from "../support/virsh";
@@ -106,6 +106,47 @@ describe("health", function () {
       assert.strictEqual(r.code, 0, r.stdout + r.stderr);
       assert.match(r.stdout, /^HOST\s+STATUS\s+STAGE\s+LIBVIRT\s+HOSTNAME\s+POOL\s+FREE\s+LATENCY/);
       assert.match(r.stdout, /root@127\.0\.0\.1:2222\s+ok\s+-\s+\d+\.\d+\.\d+/);
+    });
+
+    it("adds a NETWORK column for --network and names a failed host once in its error", async () => {
+      const lab = labEnv();
+      const closed = await TcpProxy.start(lab.port);
+      const closedPort = closed.port;
+      await closed.close();
+      const r = await runCli(["health", "--host", `root@127.0.0.1:${lab.port}`, "--host", `root@127.0.0.1:${closedPort}`,
+        "--identity", lab.key, "--known-hosts", lab.knownHosts, "--network", lab.network]);
+      assert.strictEqual(r.code, 1, r.stdout + r.stderr);
+      assert.match(r.stdout, /^HOST\s+STATUS\s+STAGE\s+LIBVIRT\s+HOSTNAME\s+POOL\s+FREE\s+NETWORK\s+LATENCY/);
+      assert.match(r.stdout, new RegExp(`root@127\\.0\\.0\\.1:${lab.port}\\s+ok\\s.*${lab.network} \\(active\\)`));
+      const label = `root@127.0.0.1:${closedPort}`;
+      const errorLine = r.stdout.split("\n").find((l) => l.trim().startsWith(label) && /refused|connect/i.test(l));
+      assert.ok(errorLine, r.stdout);
+      assert.strictEqual(errorLine.split(label).length - 1, 1, `the host label appears once in: ${errorLine}`);
+      assert.ok(!errorLine.startsWith(`  ${label}: ${label}`), errorLine);
+      const plain = await runCli(["health", "--host", `root@127.0.0.1:${lab.port}`, "--identity", lab.key, "--known-hosts", lab.knownHosts]);
+      assert.doesNotMatch(plain.stdout, /NETWORK/, "no NETWORK column without --network");
+    });
+
+    it("reads like the docs: --help on stdout (exit 0) lists every option of docs/health.md; no command is a usage error", async () => {
+      const top = await runCli(["--help"]);
+      assert.strictEqual(top.code, 0);
+      assert.match(top.stdout, /commands:[\s\S]*health/);
+      const bare = await runCli([]);
+      assert.strictEqual(bare.code, 2);
+      assert.match(bare.stderr, /usage: pulumi-kvm <command>/);
+      const v = await runCli(["--version"]);
+      assert.strictEqual(v.stdout.trim(), JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")).version);
+      const help = await runCli(["health", "--help"]);
+      assert.strictEqual(help.code, 0);
+      assert.strictEqual(help.stderr, "");
+      const optionCells = fs.readFileSync(path.join(repoRoot, "docs", "health.md"), "utf8").split("\n").filter((l) => l.startsWith("| `")).map((l) => l.split("|")[1]);
+      const documented = new Set(optionCells.flatMap((cell) => cell.match(/--[a-z-]+/g) ?? []));
+      const offered = new Set([...help.stdout.matchAll(/^\s+(?:-\w, )?(--[a-z-]+)/gm)].map((m) => m[1]));
+      offered.delete("--help");
+      assert.deepStrictEqual([...offered].sort(), [...documented].sort(), "the options of --help are those docs/health.md documents");
+      const wrong = await runCli(["health", "--hots", "x"]);
+      assert.strictEqual(wrong.code, 2);
+      assert.match(wrong.stderr, /--hots[\s\S]*pulumi-kvm health --help/);
     });
 
     it("starts with --watch --interval 12s alone (timeout derived)", async () => {
