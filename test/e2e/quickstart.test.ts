@@ -1,16 +1,25 @@
 // The quickstart with the real Pulumi CLI, as Pulumi's own ProgramTest does it:
 // preview, up, preview (no changes), refresh (no changes), an in-place update, destroy.
+// The programs run against the package installed from its tarball (test/support/package).
 import * as assert from "assert";
 import * as path from "path";
 import { e2eStack, E2eStack, probesPerHost } from "../support/pulumi";
 import { runCli } from "../support/cli";
 import { acceptedLogins } from "../support/hosts";
-import { labEnv, repoRoot } from "../support/lab";
+import { labEnv } from "../support/lab";
+import { installedCli, legEnv, legProject, programIn } from "../support/package";
 import { startSshd } from "../support/sshd";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
 
 const only = (summary: Record<string, number | undefined>) =>
   Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
+
+/** The quickstart as a user's checkout has it: the root Pulumi.yaml, examples/quickstart and examples/lab.ts. */
+function quickstartProgram(): string {
+  return programIn(legProject(), "quickstart", {
+    "Pulumi.yaml": "Pulumi.yaml", "examples/quickstart/index.ts": "examples/quickstart/index.ts", "examples/lab.ts": "examples/lab.ts",
+  });
+}
 
 describe("e2e: the quickstart with the real Pulumi CLI", function () {
   this.timeout(600_000);
@@ -20,12 +29,14 @@ describe("e2e: the quickstart with the real Pulumi CLI", function () {
   let ip: string;
   // its own object names: passes beside a running quickstart and another run's leftovers
   const prefix = `qs${process.pid}`;
+  let program: string;
 
   before(async () => {
     const lab = labEnv();
     volumesBefore = volumeNames(lab);
     domainsBefore = domainNames();
-    e = await e2eStack(repoRoot, `e2e${process.pid}`, { prefix });
+    program = quickstartProgram();
+    e = await e2eStack(program, `e2e${process.pid}`, { prefix }, legEnv(legProject()));
   });
   after(async () => {
     await e?.stack.destroy().catch(() => undefined);
@@ -63,20 +74,21 @@ describe("e2e: the quickstart with the real Pulumi CLI", function () {
   });
 
   it("pulumi-kvm health --stack reports the stack's host and resources, and a VM destroyed out of band as drift", async () => {
-    const args = ["health", "--stack", e.stack.name, "--cwd", repoRoot, "--json"];
-    const ok = await runCli(args, { env: e.env });
+    const args = ["health", "--stack", e.stack.name, "--cwd", program, "--json"];
+    const installed = { node: legProject().node, cli: installedCli(legProject()) };
+    const ok = await runCli(args, { env: e.env, installed });
     assert.strictEqual(ok.code, 0, ok.stdout + ok.stderr);
     const report = JSON.parse(ok.stdout);
     assert.deepStrictEqual(report.hosts.map((h: any) => [h.host, h.ok]), [[`root@127.0.0.1:${labEnv().port}`, true]]);
     assert.deepStrictEqual(report.resources.map((r: any) => [r.name, r.kind, r.status]).sort(),
       [[`${prefix}-disk`, "Volume", "ok"], [`${prefix}-image`, "Image", "ok"], [`${prefix}-vm`, "Domain", "ok"]]);
     virsh(["destroy", `${prefix}-vm`]);
-    const drift = await runCli(args, { env: e.env });
+    const drift = await runCli(args, { env: e.env, installed });
     assert.strictEqual(drift.code, 1);
     const vm = JSON.parse(drift.stdout).resources.find((r: any) => r.name === `${prefix}-vm`);
     assert.strictEqual(vm.status, "drift");
     assert.match(vm.detail, /recorded running, host says not running/);
-    const human = await runCli(args.slice(0, -1), { env: e.env });
+    const human = await runCli(args.slice(0, -1), { env: e.env, installed });
     assert.match(human.stdout, new RegExp(`${prefix}-vm\\s+Domain\\s+root@127\\.0\\.0\\.1:\\d+\\s+drift`));
   });
 
@@ -94,7 +106,7 @@ describe("e2e: previews of broken hosts fail in check with the reason", function
     const lab = labEnv();
     const sshd = await startSshd(lab, {});
     sshd.stop();
-    const e = await e2eStack(repoRoot, `e2etcp${process.pid}`, { port: String(sshd.port), prefix: `tcp${process.pid}` });
+    const e = await e2eStack(quickstartProgram(), `e2etcp${process.pid}`, { port: String(sshd.port), prefix: `tcp${process.pid}` }, legEnv(legProject()));
     try {
       await assert.rejects(e.stack.preview(), (err: Error) => {
         assert.match(err.message, new RegExp(`root@127\\.0\\.0\\.1:${sshd.port}`));
@@ -111,7 +123,7 @@ describe("e2e: previews of broken hosts fail in check with the reason", function
     const lab = labEnv();
     const name = `e2epool${process.pid}`;
     virsh(["pool-define-as", name, "dir", "--target", path.join(lab.poolDir, "..", name)]);
-    const e = await e2eStack(repoRoot, `e2epool${process.pid}`, { pool: name, prefix: `pl${process.pid}` });
+    const e = await e2eStack(quickstartProgram(), `e2epool${process.pid}`, { pool: name, prefix: `pl${process.pid}` }, legEnv(legProject()));
     try {
       await assert.rejects(e.stack.preview(), (err: Error) => {
         assert.match(err.message, new RegExp(`storage pool "${name}" is inactive`));
@@ -130,7 +142,10 @@ describe("e2e: the fleet example", function () {
 
   it("previews with one SSH connection and one daemon probe per host", async () => {
     const lab = labEnv();
-    const e = await e2eStack(path.join(repoRoot, "examples", "fleet"), `e2efleet${process.pid}`, { count: "6" }, { PULUMI_KVM_LOG: "1" });
+    const fleet = programIn(legProject(), "fleet", {
+      "examples/fleet/Pulumi.yaml": "examples/fleet/Pulumi.yaml", "examples/fleet/index.ts": "examples/fleet/index.ts", "examples/lab.ts": "examples/lab.ts",
+    });
+    const e = await e2eStack(path.join(fleet, "examples", "fleet"), `e2efleet${process.pid}`, { count: "6" }, { PULUMI_KVM_LOG: "1", ...legEnv(legProject()) });
     try {
       const before = [acceptedLogins(lab.sshdLog), acceptedLogins(lab.sshdLog2)];
       const out: string[] = [];

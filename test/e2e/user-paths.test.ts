@@ -8,17 +8,19 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { e2eStack, E2eStack } from "../support/pulumi";
-import { labEnv, repoRoot } from "../support/lab";
+import { labEnv } from "../support/lab";
+import { legEnv, legProject, programIn } from "../support/package";
 import { domainNames, leases, virsh, volumeNames } from "../support/virsh";
 
-const program = path.join(repoRoot, "test", "programs", "user");
+/** test/programs/user installed as `programs/NAME` of the leg's project (the package from its tarball). */
+const userProgram = (name: string) => programIn(legProject(), name, { "Pulumi.yaml": "test/programs/user/Pulumi.yaml", "index.ts": "test/programs/user/index.ts" });
 const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
 let runs = 0;
 
 /** A stack of the user program with a fresh prefix; everything it made is destroyed after. */
-async function userStack(config: Record<string, string>, workDir = program, backend?: string): Promise<E2eStack & { prefix: string }> {
+async function userStack(config: Record<string, string>, workDir = userProgram("user"), backend?: string): Promise<E2eStack & { prefix: string }> {
   const prefix = `up${process.pid}x${++runs}`;
-  const e = await e2eStack(workDir, `u${process.pid}x${runs}`, { prefix, ...config }, {}, backend);
+  const e = await e2eStack(workDir, `u${process.pid}x${runs}`, { prefix, ...config }, legEnv(legProject()), backend);
   return Object.assign(e, { prefix });
 }
 
@@ -78,18 +80,13 @@ describe("e2e: what users do", function () {
 
   it("previews another checkout of the same stack (image path \"./img.qcow2\") with no replace, and replaces the image and its overlay for other bytes", async () => {
     const lab = labEnv();
-    const base = fs.mkdtempSync(path.join(repoRoot, ".lab", "checkouts-"));
-    const checkouts = ["a", "b"].map((c) => path.join(base, c));
-    for (const dir of checkouts) {
-      fs.mkdirSync(dir, { recursive: true });
-      for (const f of ["Pulumi.yaml", "index.ts"]) fs.copyFileSync(path.join(program, f), path.join(dir, f));
-      fs.copyFileSync(lab.image, path.join(dir, "img.qcow2"));
-    }
+    const checkouts = ["checkout-a", "checkout-b"].map(userProgram);
+    for (const dir of checkouts) fs.copyFileSync(lab.image, path.join(dir, "img.qcow2"));
     const e = await userStack({ imagePath: "./img.qcow2" }, checkouts[0]);
     let other: E2eStack | undefined;
     try {
       const first = await e.stack.up();
-      other = await e2eStack(checkouts[1], e.stack.name, {}, {}, e.backend);
+      other = await e2eStack(checkouts[1], e.stack.name, {}, legEnv(legProject()), e.backend);
       fs.copyFileSync(path.join(checkouts[0], `Pulumi.${e.stack.name}.yaml`), path.join(checkouts[1], `Pulumi.${e.stack.name}.yaml`));
       assert.deepStrictEqual(only((await other.stack.preview()).changeSummary), { same: 3 }, "the same bytes from another directory");
       // a moved file with the same bytes, and the sha256 that matches: at most an update
@@ -110,7 +107,7 @@ describe("e2e: what users do", function () {
     } finally {
       await finish(e);
       if (other) fs.rmSync(path.join(checkouts[1], `Pulumi.${e.stack.name}.yaml`), { force: true });
-      fs.rmSync(base, { recursive: true, force: true });
+      for (const dir of checkouts) fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -12,10 +12,11 @@ export interface CliResult {
 
 export const cliPath = path.join(repoRoot, "dist", "cli", "main.js");
 
-export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; killAfterMs?: number; untilStdout?: RegExp } = {}): Promise<CliResult> {
+/** Runs the repo's build, or with `installed` a package's installed command under its node. */
+export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; killAfterMs?: number; untilStdout?: RegExp; installed?: { node: string; cli: string } } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
     const started = Date.now();
-    const p = spawn(process.execPath, [cliPath, ...args], { env: { ...process.env, ...opts.env } });
+    const p = spawn(opts.installed?.node ?? process.execPath, [opts.installed?.cli ?? cliPath, ...args], { env: { ...process.env, ...opts.env } });
     let stdout = "";
     let stderr = "";
     const timer = opts.killAfterMs ? setTimeout(() => p.kill("SIGTERM"), opts.killAfterMs) : undefined;
