@@ -7,156 +7,160 @@ import { e2eStack, E2eStack, probesPerHost } from "../support/pulumi";
 import { runCli } from "../support/cli";
 import { acceptedLogins } from "../support/hosts";
 import { labEnv } from "../support/lab";
-import { installedCli, legEnv, legProject, programIn } from "../support/package";
+import { installedCli, legEnv, legProject, programIn, testLegs } from "../support/package";
 import { startSshd } from "../support/sshd";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
 
 const only = (summary: Record<string, number | undefined>) =>
   Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
 
-/** The quickstart as a user's checkout has it: the root Pulumi.yaml, examples/quickstart and examples/lab.ts. */
-function quickstartProgram(): string {
-  return programIn(legProject(), "quickstart", {
-    "Pulumi.yaml": "Pulumi.yaml", "examples/quickstart/index.ts": "examples/quickstart/index.ts", "examples/lab.ts": "examples/lab.ts",
+for (const leg of testLegs()) {
+  const tag = `${process.pid}${leg.name}`;
+
+  /** The quickstart as a user's checkout has it: the root Pulumi.yaml, examples/quickstart and examples/lab.ts. */
+  function quickstartProgram(): string {
+    return programIn(legProject(leg), "quickstart", {
+      "Pulumi.yaml": "Pulumi.yaml", "examples/quickstart/index.ts": "examples/quickstart/index.ts", "examples/lab.ts": "examples/lab.ts",
+    });
+  }
+
+  describe(`e2e [${leg.name}]: the quickstart with the real Pulumi CLI`, function () {
+    this.timeout(600_000);
+    let e: E2eStack;
+    let volumesBefore: string[];
+    let domainsBefore: string[];
+    let ip: string;
+    // its own object names: passes beside a running quickstart and another run's leftovers
+    const prefix = `qs${tag}`;
+    let program: string;
+
+    before(async () => {
+      const lab = labEnv();
+      volumesBefore = volumeNames(lab);
+      domainsBefore = domainNames();
+      program = quickstartProgram();
+      e = await e2eStack(program, `e2e${tag}`, { prefix }, legEnv(legProject(leg)));
+    });
+    after(async () => {
+      await e?.stack.destroy().catch(() => undefined);
+      await e?.remove();
+    });
+
+    it("previews the creation of image, volume and VM", async () => {
+      const p = await e.stack.preview();
+      assert.deepStrictEqual(only(p.changeSummary), { create: 4 });
+    });
+
+    it("brings the VM up and outputs its IP", async () => {
+      const up = await e.stack.up();
+      ip = up.outputs.ip.value;
+      assert.match(ip, /^192\.168\.150\.\d+$/);
+      assert.strictEqual(up.summary.result, "succeeded");
+    });
+
+    it("previews no changes after up", async () => {
+      assert.deepStrictEqual(only((await e.stack.preview()).changeSummary), { same: 4 });
+    });
+
+    it("refreshes with no changes", async () => {
+      const r = await e.stack.refresh();
+      assert.deepStrictEqual(only(r.summary.resourceChanges ?? {}), { same: 4 });
+      assert.deepStrictEqual(only((await e.stack.preview()).changeSummary), { same: 4 });
+    });
+
+    it("previews a vcpu change as an update, not a replace, and keeps the IP", async () => {
+      await e.stack.setConfig("vcpu", { value: "2" });
+      assert.deepStrictEqual(only((await e.stack.preview()).changeSummary), { same: 3, update: 1 });
+      const up = await e.stack.up();
+      assert.strictEqual(up.outputs.ip.value, ip);
+      assert.match(virsh(["dominfo", `${prefix}-vm`]), /CPU\(s\):\s+2/);
+    });
+
+    it("pulumi-kvm health --stack reports the stack's host and resources, and a VM destroyed out of band as drift", async () => {
+      const args = ["health", "--stack", e.stack.name, "--cwd", program, "--json"];
+      const installed = { node: legProject(leg).node, cli: installedCli(legProject(leg)) };
+      const ok = await runCli(args, { env: e.env, installed });
+      assert.strictEqual(ok.code, 0, ok.stdout + ok.stderr);
+      const report = JSON.parse(ok.stdout);
+      assert.deepStrictEqual(report.hosts.map((h: any) => [h.host, h.ok]), [[`root@127.0.0.1:${labEnv().port}`, true]]);
+      assert.deepStrictEqual(report.resources.map((r: any) => [r.name, r.kind, r.status]).sort(),
+        [[`${prefix}-disk`, "Volume", "ok"], [`${prefix}-image`, "Image", "ok"], [`${prefix}-vm`, "Domain", "ok"]]);
+      virsh(["destroy", `${prefix}-vm`]);
+      const drift = await runCli(args, { env: e.env, installed });
+      assert.strictEqual(drift.code, 1);
+      const vm = JSON.parse(drift.stdout).resources.find((r: any) => r.name === `${prefix}-vm`);
+      assert.strictEqual(vm.status, "drift");
+      assert.match(vm.detail, /recorded running, host says not running/);
+      const human = await runCli(args.slice(0, -1), { env: e.env, installed });
+      assert.match(human.stdout, new RegExp(`${prefix}-vm\\s+Domain\\s+root@127\\.0\\.0\\.1:\\d+\\s+drift`));
+    });
+
+    it("destroys everything it made on the host", async () => {
+      await e.stack.destroy();
+      assert.deepStrictEqual(volumeNames(labEnv()), volumesBefore);
+      assert.deepStrictEqual(domainNames(), domainsBefore);
+    });
+  });
+
+  describe(`e2e [${leg.name}]: previews of broken hosts fail in check with the reason`, function () {
+    this.timeout(300_000);
+
+    it("names the host and the tcp stage when sshd is stopped", async () => {
+      const lab = labEnv();
+      const sshd = await startSshd(lab, {});
+      sshd.stop();
+      const e = await e2eStack(quickstartProgram(), `e2etcp${tag}`, { port: String(sshd.port), prefix: `tcp${tag}` }, legEnv(legProject(leg)));
+      try {
+        await assert.rejects(e.stack.preview(), (err: Error) => {
+          assert.match(err.message, new RegExp(`root@127\\.0\\.0\\.1:${sshd.port}`));
+          assert.match(err.message, /stage: tcp/);
+          assert.match(err.message, /ECONNREFUSED/);
+          return true;
+        });
+      } finally {
+        await e.remove();
+      }
+    });
+
+    it("names the pool when it is stopped", async () => {
+      const lab = labEnv();
+      const name = `e2epool${tag}`;
+      virsh(["pool-define-as", name, "dir", "--target", path.join(lab.poolDir, "..", name)]);
+      const e = await e2eStack(quickstartProgram(), `e2epool${tag}`, { pool: name, prefix: `pl${tag}` }, legEnv(legProject(leg)));
+      try {
+        await assert.rejects(e.stack.preview(), (err: Error) => {
+          assert.match(err.message, new RegExp(`storage pool "${name}" is inactive`));
+          assert.match(err.message, /stage: pool/);
+          return true;
+        });
+      } finally {
+        virsh(["pool-undefine", name]);
+        await e.remove();
+      }
+    });
+  });
+
+  describe(`e2e [${leg.name}]: the fleet example`, function () {
+    this.timeout(300_000);
+
+    it("previews with one SSH connection and one daemon probe per host", async () => {
+      const lab = labEnv();
+      const fleet = programIn(legProject(leg), "fleet", {
+        "examples/fleet/Pulumi.yaml": "examples/fleet/Pulumi.yaml", "examples/fleet/index.ts": "examples/fleet/index.ts", "examples/lab.ts": "examples/lab.ts",
+      });
+      const e = await e2eStack(path.join(fleet, "examples", "fleet"), `e2efleet${tag}`, { count: "6" }, { PULUMI_KVM_LOG: "1", ...legEnv(legProject(leg)) });
+      try {
+        const before = [acceptedLogins(lab.sshdLog), acceptedLogins(lab.sshdLog2)];
+        const out: string[] = [];
+        const p = await e.stack.preview({ onOutput: (s) => out.push(s) });
+        assert.deepStrictEqual(only(p.changeSummary), { create: 1 + 2 + 6 + 6 });
+        await new Promise((r) => setTimeout(r, 300));
+        assert.deepStrictEqual([acceptedLogins(lab.sshdLog) - before[0], acceptedLogins(lab.sshdLog2) - before[1]], [1, 1]);
+        const probes = probesPerHost(out.join(""));
+        assert.deepStrictEqual([probes[`root@127.0.0.1:${lab.port}`], probes[`root@127.0.0.1:${lab.port2}`]], [1, 1], "the check hooks of 8 resources per host cost one probe");
+      } finally {
+        await e.remove();
+      }
+    });
   });
 }
-
-describe("e2e: the quickstart with the real Pulumi CLI", function () {
-  this.timeout(600_000);
-  let e: E2eStack;
-  let volumesBefore: string[];
-  let domainsBefore: string[];
-  let ip: string;
-  // its own object names: passes beside a running quickstart and another run's leftovers
-  const prefix = `qs${process.pid}`;
-  let program: string;
-
-  before(async () => {
-    const lab = labEnv();
-    volumesBefore = volumeNames(lab);
-    domainsBefore = domainNames();
-    program = quickstartProgram();
-    e = await e2eStack(program, `e2e${process.pid}`, { prefix }, legEnv(legProject()));
-  });
-  after(async () => {
-    await e?.stack.destroy().catch(() => undefined);
-    await e?.remove();
-  });
-
-  it("previews the creation of image, volume and VM", async () => {
-    const p = await e.stack.preview();
-    assert.deepStrictEqual(only(p.changeSummary), { create: 4 });
-  });
-
-  it("brings the VM up and outputs its IP", async () => {
-    const up = await e.stack.up();
-    ip = up.outputs.ip.value;
-    assert.match(ip, /^192\.168\.150\.\d+$/);
-    assert.strictEqual(up.summary.result, "succeeded");
-  });
-
-  it("previews no changes after up", async () => {
-    assert.deepStrictEqual(only((await e.stack.preview()).changeSummary), { same: 4 });
-  });
-
-  it("refreshes with no changes", async () => {
-    const r = await e.stack.refresh();
-    assert.deepStrictEqual(only(r.summary.resourceChanges ?? {}), { same: 4 });
-    assert.deepStrictEqual(only((await e.stack.preview()).changeSummary), { same: 4 });
-  });
-
-  it("previews a vcpu change as an update, not a replace, and keeps the IP", async () => {
-    await e.stack.setConfig("vcpu", { value: "2" });
-    assert.deepStrictEqual(only((await e.stack.preview()).changeSummary), { same: 3, update: 1 });
-    const up = await e.stack.up();
-    assert.strictEqual(up.outputs.ip.value, ip);
-    assert.match(virsh(["dominfo", `${prefix}-vm`]), /CPU\(s\):\s+2/);
-  });
-
-  it("pulumi-kvm health --stack reports the stack's host and resources, and a VM destroyed out of band as drift", async () => {
-    const args = ["health", "--stack", e.stack.name, "--cwd", program, "--json"];
-    const installed = { node: legProject().node, cli: installedCli(legProject()) };
-    const ok = await runCli(args, { env: e.env, installed });
-    assert.strictEqual(ok.code, 0, ok.stdout + ok.stderr);
-    const report = JSON.parse(ok.stdout);
-    assert.deepStrictEqual(report.hosts.map((h: any) => [h.host, h.ok]), [[`root@127.0.0.1:${labEnv().port}`, true]]);
-    assert.deepStrictEqual(report.resources.map((r: any) => [r.name, r.kind, r.status]).sort(),
-      [[`${prefix}-disk`, "Volume", "ok"], [`${prefix}-image`, "Image", "ok"], [`${prefix}-vm`, "Domain", "ok"]]);
-    virsh(["destroy", `${prefix}-vm`]);
-    const drift = await runCli(args, { env: e.env, installed });
-    assert.strictEqual(drift.code, 1);
-    const vm = JSON.parse(drift.stdout).resources.find((r: any) => r.name === `${prefix}-vm`);
-    assert.strictEqual(vm.status, "drift");
-    assert.match(vm.detail, /recorded running, host says not running/);
-    const human = await runCli(args.slice(0, -1), { env: e.env, installed });
-    assert.match(human.stdout, new RegExp(`${prefix}-vm\\s+Domain\\s+root@127\\.0\\.0\\.1:\\d+\\s+drift`));
-  });
-
-  it("destroys everything it made on the host", async () => {
-    await e.stack.destroy();
-    assert.deepStrictEqual(volumeNames(labEnv()), volumesBefore);
-    assert.deepStrictEqual(domainNames(), domainsBefore);
-  });
-});
-
-describe("e2e: previews of broken hosts fail in check with the reason", function () {
-  this.timeout(300_000);
-
-  it("names the host and the tcp stage when sshd is stopped", async () => {
-    const lab = labEnv();
-    const sshd = await startSshd(lab, {});
-    sshd.stop();
-    const e = await e2eStack(quickstartProgram(), `e2etcp${process.pid}`, { port: String(sshd.port), prefix: `tcp${process.pid}` }, legEnv(legProject()));
-    try {
-      await assert.rejects(e.stack.preview(), (err: Error) => {
-        assert.match(err.message, new RegExp(`root@127\\.0\\.0\\.1:${sshd.port}`));
-        assert.match(err.message, /stage: tcp/);
-        assert.match(err.message, /ECONNREFUSED/);
-        return true;
-      });
-    } finally {
-      await e.remove();
-    }
-  });
-
-  it("names the pool when it is stopped", async () => {
-    const lab = labEnv();
-    const name = `e2epool${process.pid}`;
-    virsh(["pool-define-as", name, "dir", "--target", path.join(lab.poolDir, "..", name)]);
-    const e = await e2eStack(quickstartProgram(), `e2epool${process.pid}`, { pool: name, prefix: `pl${process.pid}` }, legEnv(legProject()));
-    try {
-      await assert.rejects(e.stack.preview(), (err: Error) => {
-        assert.match(err.message, new RegExp(`storage pool "${name}" is inactive`));
-        assert.match(err.message, /stage: pool/);
-        return true;
-      });
-    } finally {
-      virsh(["pool-undefine", name]);
-      await e.remove();
-    }
-  });
-});
-
-describe("e2e: the fleet example", function () {
-  this.timeout(300_000);
-
-  it("previews with one SSH connection and one daemon probe per host", async () => {
-    const lab = labEnv();
-    const fleet = programIn(legProject(), "fleet", {
-      "examples/fleet/Pulumi.yaml": "examples/fleet/Pulumi.yaml", "examples/fleet/index.ts": "examples/fleet/index.ts", "examples/lab.ts": "examples/lab.ts",
-    });
-    const e = await e2eStack(path.join(fleet, "examples", "fleet"), `e2efleet${process.pid}`, { count: "6" }, { PULUMI_KVM_LOG: "1", ...legEnv(legProject()) });
-    try {
-      const before = [acceptedLogins(lab.sshdLog), acceptedLogins(lab.sshdLog2)];
-      const out: string[] = [];
-      const p = await e.stack.preview({ onOutput: (s) => out.push(s) });
-      assert.deepStrictEqual(only(p.changeSummary), { create: 1 + 2 + 6 + 6 });
-      await new Promise((r) => setTimeout(r, 300));
-      assert.deepStrictEqual([acceptedLogins(lab.sshdLog) - before[0], acceptedLogins(lab.sshdLog2) - before[1]], [1, 1]);
-      const probes = probesPerHost(out.join(""));
-      assert.deepStrictEqual([probes[`root@127.0.0.1:${lab.port}`], probes[`root@127.0.0.1:${lab.port2}`]], [1, 1], "the check hooks of 8 resources per host cost one probe");
-    } finally {
-      await e.remove();
-    }
-  });
-});

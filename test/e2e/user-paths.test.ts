@@ -9,185 +9,204 @@ import * as os from "os";
 import * as path from "path";
 import { e2eStack, E2eStack } from "../support/pulumi";
 import { labEnv } from "../support/lab";
-import { legEnv, legProject, programIn } from "../support/package";
+import { legEnv, legProject, programIn, testLegs } from "../support/package";
 import { domainNames, leases, virsh, volumeNames } from "../support/virsh";
 
-/** test/programs/user installed as `programs/NAME` of the leg's project (the package from its tarball). */
-const userProgram = (name: string) => programIn(legProject(), name, { "Pulumi.yaml": "test/programs/user/Pulumi.yaml", "index.ts": "test/programs/user/index.ts" });
-const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
-let runs = 0;
+for (const leg of testLegs()) {
+  const tag = `${process.pid}${leg.name}`;
 
-/** A stack of the user program with a fresh prefix; everything it made is destroyed after. */
-async function userStack(config: Record<string, string>, workDir = userProgram("user"), backend?: string): Promise<E2eStack & { prefix: string }> {
-  const prefix = `up${process.pid}x${++runs}`;
-  const e = await e2eStack(workDir, `u${process.pid}x${runs}`, { prefix, ...config }, legEnv(legProject()), backend);
-  return Object.assign(e, { prefix });
-}
+  /** test/programs/user installed as `programs/NAME` of the leg's project (the package from its tarball). */
+  const userProgram = (name: string) => programIn(legProject(leg), name, { "Pulumi.yaml": "test/programs/user/Pulumi.yaml", "index.ts": "test/programs/user/index.ts" });
+  const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
+  let runs = 0;
 
-async function finish(e: E2eStack | undefined): Promise<void> {
-  if (!e) return;
-  await e.stack.destroy().catch(() => undefined);
-  await e.remove();
-}
+  /** A stack of the user program with a fresh prefix; everything it made is destroyed after. */
+  async function userStack(config: Record<string, string>, workDir = userProgram("user"), backend?: string): Promise<E2eStack & { prefix: string }> {
+    const prefix = `up${tag}x${++runs}`;
+    const e = await e2eStack(workDir, `u${tag}x${runs}`, { prefix, ...config }, legEnv(legProject(leg)), backend);
+    return Object.assign(e, { prefix });
+  }
 
-describe("e2e: what users do", function () {
-  this.timeout(600_000);
-  let volumesBefore: string[];
-  let domainsBefore: string[];
+  async function finish(e: E2eStack | undefined): Promise<void> {
+    if (!e) return;
+    await e.stack.destroy().catch(() => undefined);
+    await e.remove();
+  }
 
-  before(() => {
-    volumesBefore = volumeNames(labEnv());
-    domainsBefore = domainNames();
-  });
-  after(() => {
-    assert.deepStrictEqual(volumeNames(labEnv()), volumesBefore, "every case cleaned up its volumes");
-    assert.deepStrictEqual(domainNames(), domainsBefore, "every case cleaned up its domains");
-  });
+  describe(`e2e [${leg.name}]: what users do`, function () {
+    this.timeout(600_000);
+    let volumesBefore: string[];
+    let domainsBefore: string[];
 
-  it("creates a minimal Domain (one disk; no NIC, cloud-init or waitForIp) and shows no diff after", async () => {
-    const e = await userStack({ domain: "minimal" });
-    try {
-      const up = await e.stack.up();
-      assert.strictEqual(up.summary.result, "succeeded");
-      assert.strictEqual(up.outputs.state.value, "running");
-      assert.strictEqual(up.outputs.ip?.value, undefined, "no address asked, none given");
-      assert.match(virsh(["domstate", `${e.prefix}-vm`]), /running/);
-      assert.deepStrictEqual(only((await e.stack.preview()).changeSummary), { same: 4 });
-      const r = await e.stack.refresh();
-      assert.deepStrictEqual(only(r.summary.resourceChanges ?? {}), { same: 4 });
-    } finally {
-      await finish(e);
-    }
-  });
+    before(() => {
+      volumesBefore = volumeNames(labEnv());
+      domainsBefore = domainNames();
+    });
+    after(() => {
+      assert.deepStrictEqual(volumeNames(labEnv()), volumesBefore, "every case cleaned up its volumes");
+      assert.deepStrictEqual(domainNames(), domainsBefore, "every case cleaned up its domains");
+    });
 
-  it("never diffs on sizes libvirt rounds (1000001, \"1.5GB\", \"10GB\"), and shrinking below the request replaces", async () => {
-    const e = await userStack({ disk: "blank", capacity: "1000001" });
-    try {
-      for (const capacity of ["1000001", "1.5GB", "10GB"]) {
-        await e.stack.setConfig("capacity", { value: capacity });
+    it("creates a minimal Domain (one disk; no NIC, cloud-init or waitForIp) and shows no diff after", async () => {
+      const e = await userStack({ domain: "minimal" });
+      try {
         const up = await e.stack.up();
         assert.strictEqual(up.summary.result, "succeeded");
-        assert.ok(up.outputs.capacityBytes.value >= Number(capacity.replace("1.5GB", "1500000000").replace("10GB", "10000000000")));
-        assert.deepStrictEqual(only((await e.stack.preview()).changeSummary), { same: 3 }, `no diff after up with capacity ${capacity}`);
+        assert.strictEqual(up.outputs.state.value, "running");
+        assert.strictEqual(up.outputs.ip?.value, undefined, "no address asked, none given");
+        assert.match(virsh(["domstate", `${e.prefix}-vm`]), /running/);
+        assert.deepStrictEqual(only((await e.stack.preview()).changeSummary), { same: 4 });
+        const r = await e.stack.refresh();
+        assert.deepStrictEqual(only(r.summary.resourceChanges ?? {}), { same: 4 });
+      } finally {
+        await finish(e);
       }
-      await e.stack.setConfig("capacity", { value: "1.5GB" });
-      const shrink = await e.stack.preview({ diff: true });
-      assert.deepStrictEqual(only(shrink.changeSummary), { same: 2, replace: 1 });
-    } finally {
-      await finish(e);
-    }
-  });
-
-  it("previews another checkout of the same stack (image path \"./img.qcow2\") with no replace, and replaces the image and its overlay for other bytes", async () => {
-    const lab = labEnv();
-    const checkouts = ["checkout-a", "checkout-b"].map(userProgram);
-    for (const dir of checkouts) fs.copyFileSync(lab.image, path.join(dir, "img.qcow2"));
-    const e = await userStack({ imagePath: "./img.qcow2" }, checkouts[0]);
-    let other: E2eStack | undefined;
-    try {
-      const first = await e.stack.up();
-      other = await e2eStack(checkouts[1], e.stack.name, {}, legEnv(legProject()), e.backend);
-      fs.copyFileSync(path.join(checkouts[0], `Pulumi.${e.stack.name}.yaml`), path.join(checkouts[1], `Pulumi.${e.stack.name}.yaml`));
-      assert.deepStrictEqual(only((await other.stack.preview()).changeSummary), { same: 3 }, "the same bytes from another directory");
-      // a moved file with the same bytes, and the sha256 that matches: at most an update
-      fs.renameSync(path.join(checkouts[1], "img.qcow2"), path.join(checkouts[1], "moved.qcow2"));
-      await other.stack.setConfig("imagePath", { value: "./moved.qcow2" });
-      const moved = await other.stack.preview();
-      assert.ok(!moved.changeSummary.replace && !moved.changeSummary.create, JSON.stringify(moved.changeSummary));
-      // other bytes replace the image and, through it, the volume
-      fs.appendFileSync(path.join(checkouts[1], "moved.qcow2"), Buffer.alloc(512));
-      const changed = await other.stack.preview();
-      assert.strictEqual(changed.changeSummary.replace, 2, JSON.stringify(changed.changeSummary));
-      // and up replaces them: the image delete-before-replace takes its overlay with it,
-      // and neither name counts as taken by a stranger
-      const replaced = await other.stack.up();
-      assert.strictEqual(replaced.summary.result, "succeeded");
-      assert.strictEqual(replaced.summary.resourceChanges?.replace, 2);
-      assert.notStrictEqual(replaced.outputs.imageSha256.value, first.outputs.imageSha256.value, "the new bytes were uploaded");
-    } finally {
-      await finish(e);
-      if (other) fs.rmSync(path.join(checkouts[1], `Pulumi.${e.stack.name}.yaml`), { force: true });
-      for (const dir of checkouts) fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  it("rotates the SSH key: up records the new one without touching the host, then destroy works", async () => {
-    const lab = labEnv();
-    const authorizedFile = path.join(path.dirname(lab.key), "authorized_keys");
-    const authorized = fs.readFileSync(authorizedFile, "utf8");
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rotate-"));
-    const [oldKey, newKey] = ["old", "new"].map((n) => {
-      const f = path.join(tmp, `id_${n}`);
-      execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `rotate-${n}`, "-f", f]);
-      return f;
     });
-    const authorize = (key: string) => fs.writeFileSync(authorizedFile, authorized + fs.readFileSync(`${key}.pub`, "utf8"));
-    authorize(oldKey);
-    const e = await userStack({ domain: "minimal", privateKeyPath: oldKey });
-    try {
-      const up = await e.stack.up();
-      const uuid = virsh(["domuuid", `${e.prefix}-vm`]);
-      authorize(newKey); // the old key is no longer accepted
-      // refresh logs in with the recorded (old) key: refused, with what to do
-      await assert.rejects(e.stack.refresh(), (err: Error) => {
-        assert.match(err.message, /did not accept/);
-        assert.match(err.message, /run `pulumi up` first/);
-        return true;
-      });
-      await e.stack.setConfig("privateKeyPath", { value: newKey });
-      const p = await e.stack.preview();
-      assert.deepStrictEqual(only(p.changeSummary), { same: 1, update: 3 }, "credentials are not identity: the stack stays, no replace");
-      const up2 = await e.stack.up();
-      assert.strictEqual(up2.summary.result, "succeeded");
-      assert.strictEqual(virsh(["domuuid", `${e.prefix}-vm`]), uuid, "the VM was not touched");
-      assert.strictEqual(up2.outputs.imageSha256.value, up.outputs.imageSha256.value);
-      await e.stack.destroy();
-      assert.ok(!domainNames().includes(`${e.prefix}-vm`));
-    } finally {
-      // whatever key the stack recorded, its destroy can log in
-      fs.writeFileSync(authorizedFile, authorized + fs.readFileSync(`${oldKey}.pub`, "utf8") + fs.readFileSync(`${newKey}.pub`, "utf8"));
-      await finish(e);
-      fs.writeFileSync(authorizedFile, authorized);
-      fs.rmSync(tmp, { recursive: true, force: true });
-    }
-  });
 
-  it("gives a VM with a pinned MAC, destroyed and created again, the lease of its new boot", async () => {
-    const lab = labEnv();
-    const mac = `52:54:00:${[process.pid >> 8 & 255, process.pid & 255, 0x42].map((n) => n.toString(16).padStart(2, "0")).join(":")}`;
-    const e = await userStack({ domain: "net", mac });
-    try {
-      const first = await e.stack.up();
-      assert.match(first.outputs.ip.value, /^192\.168\.150\.\d+$/);
-      await e.stack.destroy();
-      const stale = leases(lab.network).find((l) => l.mac === mac);
-      assert.ok(stale, "the old lease is still listed after destroy (what made waitForIp return at once)");
-      await new Promise((r) => setTimeout(r, 1100)); // lease expiry has second resolution
-      const second = await e.stack.up();
-      const fresh = leases(lab.network).find((l) => l.mac === mac);
-      assert.notStrictEqual(fresh?.expiry, stale.expiry, "up returned only after the new guest renewed its lease");
-      assert.strictEqual(second.outputs.ip.value, fresh?.ip);
-    } finally {
-      await finish(e);
-    }
-  });
+    it("takes disks and networkInterfaces as Outputs of arrays (pulumi.all(...).apply), boots, and previews no diff after", async () => {
+      const e = await userStack({ domain: "net", arrays: "outputs" });
+      try {
+        const preview = await e.stack.preview();
+        assert.deepStrictEqual(only(preview.changeSummary), { create: 4 }, "an unknown array in preview is not an error");
+        const up = await e.stack.up();
+        assert.strictEqual(up.summary.result, "succeeded");
+        assert.match(up.outputs.ip.value, /^\d+\.\d+\.\d+\.\d+$/);
+        assert.match(virsh(["domblklist", `${e.prefix}-vm`]), new RegExp(`${e.prefix}-disk`));
+        assert.deepStrictEqual(only((await e.stack.preview()).changeSummary), { same: 4 });
+      } finally {
+        await finish(e);
+      }
+    });
 
-  it("fails preview, before anything is made, when a name is already taken on the host", async () => {
-    const lab = labEnv();
-    const e = await userStack({ domain: "minimal" });
-    const taken = `${e.prefix}-disk`;
-    virsh(["vol-create-as", lab.pool, taken, "1M", "--format", "qcow2"]);
-    const volumes = volumeNames(lab);
-    try {
-      await assert.rejects(e.stack.preview(), (err: Error) => {
-        assert.match(err.message, new RegExp(`volume "${taken}" in pool "${lab.pool}" already exists on root@127\\.0\\.0\\.1:${lab.port}`));
-        assert.match(err.message, new RegExp(`virsh vol-delete --pool ${lab.pool} ${taken}`));
-        return true;
+    it("never diffs on sizes libvirt rounds (1000001, \"1.5GB\", \"10GB\"), and shrinking below the request replaces", async () => {
+      const e = await userStack({ disk: "blank", capacity: "1000001" });
+      try {
+        for (const capacity of ["1000001", "1.5GB", "10GB"]) {
+          await e.stack.setConfig("capacity", { value: capacity });
+          const up = await e.stack.up();
+          assert.strictEqual(up.summary.result, "succeeded");
+          assert.ok(up.outputs.capacityBytes.value >= Number(capacity.replace("1.5GB", "1500000000").replace("10GB", "10000000000")));
+          assert.deepStrictEqual(only((await e.stack.preview()).changeSummary), { same: 3 }, `no diff after up with capacity ${capacity}`);
+        }
+        await e.stack.setConfig("capacity", { value: "1.5GB" });
+        const shrink = await e.stack.preview({ diff: true });
+        assert.deepStrictEqual(only(shrink.changeSummary), { same: 2, replace: 1 });
+      } finally {
+        await finish(e);
+      }
+    });
+
+    it("previews another checkout of the same stack (image path \"./img.qcow2\") with no replace, and replaces the image and its overlay for other bytes", async () => {
+      const lab = labEnv();
+      const checkouts = ["checkout-a", "checkout-b"].map(userProgram);
+      for (const dir of checkouts) fs.copyFileSync(lab.image, path.join(dir, "img.qcow2"));
+      const e = await userStack({ imagePath: "./img.qcow2" }, checkouts[0]);
+      let other: E2eStack | undefined;
+      try {
+        const first = await e.stack.up();
+        other = await e2eStack(checkouts[1], e.stack.name, {}, legEnv(legProject(leg)), e.backend);
+        fs.copyFileSync(path.join(checkouts[0], `Pulumi.${e.stack.name}.yaml`), path.join(checkouts[1], `Pulumi.${e.stack.name}.yaml`));
+        assert.deepStrictEqual(only((await other.stack.preview()).changeSummary), { same: 3 }, "the same bytes from another directory");
+        // a moved file with the same bytes, and the sha256 that matches: at most an update
+        fs.renameSync(path.join(checkouts[1], "img.qcow2"), path.join(checkouts[1], "moved.qcow2"));
+        await other.stack.setConfig("imagePath", { value: "./moved.qcow2" });
+        const moved = await other.stack.preview();
+        assert.ok(!moved.changeSummary.replace && !moved.changeSummary.create, JSON.stringify(moved.changeSummary));
+        // other bytes replace the image and, through it, the volume
+        fs.appendFileSync(path.join(checkouts[1], "moved.qcow2"), Buffer.alloc(512));
+        const changed = await other.stack.preview();
+        assert.strictEqual(changed.changeSummary.replace, 2, JSON.stringify(changed.changeSummary));
+        // and up replaces them: the image delete-before-replace takes its overlay with it,
+        // and neither name counts as taken by a stranger
+        const replaced = await other.stack.up();
+        assert.strictEqual(replaced.summary.result, "succeeded");
+        assert.strictEqual(replaced.summary.resourceChanges?.replace, 2);
+        assert.notStrictEqual(replaced.outputs.imageSha256.value, first.outputs.imageSha256.value, "the new bytes were uploaded");
+      } finally {
+        await finish(e);
+        if (other) fs.rmSync(path.join(checkouts[1], `Pulumi.${e.stack.name}.yaml`), { force: true });
+        for (const dir of checkouts) fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("rotates the SSH key: up records the new one without touching the host, then destroy works", async () => {
+      const lab = labEnv();
+      const authorizedFile = path.join(path.dirname(lab.key), "authorized_keys");
+      const authorized = fs.readFileSync(authorizedFile, "utf8");
+      const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rotate-"));
+      const [oldKey, newKey] = ["old", "new"].map((n) => {
+        const f = path.join(tmp, `id_${n}`);
+        execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `rotate-${n}`, "-f", f]);
+        return f;
       });
-      assert.deepStrictEqual(volumeNames(lab), volumes, "preview made nothing");
-    } finally {
-      virsh(["vol-delete", "--pool", lab.pool, taken]);
-      await finish(e);
-    }
+      const authorize = (key: string) => fs.writeFileSync(authorizedFile, authorized + fs.readFileSync(`${key}.pub`, "utf8"));
+      authorize(oldKey);
+      const e = await userStack({ domain: "minimal", privateKeyPath: oldKey });
+      try {
+        const up = await e.stack.up();
+        const uuid = virsh(["domuuid", `${e.prefix}-vm`]);
+        authorize(newKey); // the old key is no longer accepted
+        // refresh logs in with the recorded (old) key: refused, with what to do
+        await assert.rejects(e.stack.refresh(), (err: Error) => {
+          assert.match(err.message, /did not accept/);
+          assert.match(err.message, /run `pulumi up` first/);
+          return true;
+        });
+        await e.stack.setConfig("privateKeyPath", { value: newKey });
+        const p = await e.stack.preview();
+        assert.deepStrictEqual(only(p.changeSummary), { same: 1, update: 3 }, "credentials are not identity: the stack stays, no replace");
+        const up2 = await e.stack.up();
+        assert.strictEqual(up2.summary.result, "succeeded");
+        assert.strictEqual(virsh(["domuuid", `${e.prefix}-vm`]), uuid, "the VM was not touched");
+        assert.strictEqual(up2.outputs.imageSha256.value, up.outputs.imageSha256.value);
+        await e.stack.destroy();
+        assert.ok(!domainNames().includes(`${e.prefix}-vm`));
+      } finally {
+        // whatever key the stack recorded, its destroy can log in
+        fs.writeFileSync(authorizedFile, authorized + fs.readFileSync(`${oldKey}.pub`, "utf8") + fs.readFileSync(`${newKey}.pub`, "utf8"));
+        await finish(e);
+        fs.writeFileSync(authorizedFile, authorized);
+        fs.rmSync(tmp, { recursive: true, force: true });
+      }
+    });
+
+    it("gives a VM with a pinned MAC, destroyed and created again, the lease of its new boot", async () => {
+      const lab = labEnv();
+      const mac = `52:54:00:${[process.pid >> 8 & 255, process.pid & 255, 0x42].map((n) => n.toString(16).padStart(2, "0")).join(":")}`;
+      const e = await userStack({ domain: "net", mac });
+      try {
+        const first = await e.stack.up();
+        assert.match(first.outputs.ip.value, /^192\.168\.150\.\d+$/);
+        await e.stack.destroy();
+        const stale = leases(lab.network).find((l) => l.mac === mac);
+        assert.ok(stale, "the old lease is still listed after destroy (what made waitForIp return at once)");
+        await new Promise((r) => setTimeout(r, 1100)); // lease expiry has second resolution
+        const second = await e.stack.up();
+        const fresh = leases(lab.network).find((l) => l.mac === mac);
+        assert.notStrictEqual(fresh?.expiry, stale.expiry, "up returned only after the new guest renewed its lease");
+        assert.strictEqual(second.outputs.ip.value, fresh?.ip);
+      } finally {
+        await finish(e);
+      }
+    });
+
+    it("fails preview, before anything is made, when a name is already taken on the host", async () => {
+      const lab = labEnv();
+      const e = await userStack({ domain: "minimal" });
+      const taken = `${e.prefix}-disk`;
+      virsh(["vol-create-as", lab.pool, taken, "1M", "--format", "qcow2"]);
+      const volumes = volumeNames(lab);
+      try {
+        await assert.rejects(e.stack.preview(), (err: Error) => {
+          assert.match(err.message, new RegExp(`volume "${taken}" in pool "${lab.pool}" already exists on root@127\\.0\\.0\\.1:${lab.port}`));
+          assert.match(err.message, new RegExp(`virsh vol-delete --pool ${lab.pool} ${taken}`));
+          return true;
+        });
+        assert.deepStrictEqual(volumeNames(lab), volumes, "preview made nothing");
+      } finally {
+        virsh(["vol-delete", "--pool", lab.pool, taken]);
+        await finish(e);
+      }
+    });
   });
-});
+}

