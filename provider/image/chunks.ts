@@ -1,11 +1,14 @@
-// Reads a local file as upload chunks. Sparse: runs of zero blocks become holes, so
-// an image that is mostly empty sends a fraction of its size.
+// An image's bytes as upload chunks, from a local file or any stream of buffers (a
+// download). Sparse: runs of zero blocks become holes, coalesced across reads, so an
+// image that is mostly empty sends a fraction of its size and the daemon sees one hole
+// per run of zeros.
+import * as crypto from "crypto";
 import * as fs from "fs";
 import type { UploadChunk } from "../rpc/stream";
 
 export interface ChunkOptions {
   sparse: boolean;
-  /** Bytes per read. */
+  /** Bytes per read of a file. */
   readSize?: number;
   /** Granularity of hole detection. */
   blockSize?: number;
@@ -29,42 +32,68 @@ function zeroMap(data: Buffer, block: number, zero: Buffer): boolean[] {
   return out;
 }
 
-export async function* fileChunks(file: string, opts: ChunkOptions): AsyncGenerator<UploadChunk> {
-  const readSize = opts.readSize ?? 1024 * 1024;
-  const block = opts.blockSize ?? 4096;
-  const zero = Buffer.alloc(Math.max(readSize, block));
+/**
+ * A file's bytes in reads of `readSize`. With `reuse`, every read fills the same buffer:
+ * a consumer must be done with one before it asks for the next (an upload copies each
+ * into its frames), and reading a gigabyte makes no garbage.
+ */
+export async function* fileReads(file: string, opts: { readSize?: number; reuse?: boolean } = {}): AsyncGenerator<Buffer> {
+  const readSize = opts.readSize ?? 4 * 1024 * 1024;
   const fh = await fs.promises.open(file, "r");
-  let hole = 0;
+  let reused: Buffer | undefined;
   try {
     for (;;) {
-      const buf = Buffer.allocUnsafe(readSize);
+      const buf = opts.reuse ? (reused ??= Buffer.allocUnsafe(readSize)) : Buffer.allocUnsafe(readSize);
       const { bytesRead } = await fh.read(buf, 0, readSize, null);
-      if (bytesRead === 0) break;
-      const data = buf.subarray(0, bytesRead);
-      if (!opts.sparse) {
-        yield { data };
-        continue;
-      }
-      // split the read into alternating data and zero runs
-      const zeros = zeroMap(data, block, zero);
-      let runStart = 0;
-      for (let i = 0; i < zeros.length; i++) {
-        if (!zeros[i]) continue;
-        const at = i * block;
-        if (at > runStart) {
-          if (hole) { yield { hole }; hole = 0; }
-          yield { data: data.subarray(runStart, at) };
-        }
-        hole += Math.min(at + block, data.length) - at;
-        runStart = Math.min(at + block, data.length);
-      }
-      if (runStart < data.length) {
-        if (hole) { yield { hole }; hole = 0; }
-        yield { data: data.subarray(runStart) };
-      }
+      if (bytesRead === 0) return;
+      yield buf.subarray(0, bytesRead);
     }
-    if (hole) yield { hole };
   } finally {
     await fh.close();
+  }
+}
+
+/** Buffers as upload chunks: all data, or (sparse) data runs and coalesced holes. */
+export async function* uploadChunks(source: AsyncIterable<Buffer>, opts: { sparse: boolean; blockSize?: number }): AsyncGenerator<UploadChunk> {
+  const block = opts.blockSize ?? 4096;
+  let zero = Buffer.alloc(0);
+  let hole = 0;
+  for await (const data of source) {
+    if (!opts.sparse) {
+      yield { data };
+      continue;
+    }
+    if (zero.length < Math.max(data.length, block)) zero = Buffer.alloc(Math.max(data.length, block));
+    // split the buffer into alternating data and zero runs
+    const zeros = zeroMap(data, block, zero);
+    let runStart = 0;
+    for (let i = 0; i < zeros.length; i++) {
+      if (!zeros[i]) continue;
+      const at = i * block;
+      if (at > runStart) {
+        if (hole) { yield { hole }; hole = 0; }
+        yield { data: data.subarray(runStart, at) };
+      }
+      hole += Math.min(at + block, data.length) - at;
+      runStart = Math.min(at + block, data.length);
+    }
+    if (runStart < data.length) {
+      if (hole) { yield { hole }; hole = 0; }
+      yield { data: data.subarray(runStart) };
+    }
+  }
+  if (hole) yield { hole };
+}
+
+/** A file as upload chunks; each chunk is valid until the next is asked for. */
+export function fileChunks(file: string, opts: ChunkOptions): AsyncGenerator<UploadChunk> {
+  return uploadChunks(fileReads(file, { readSize: opts.readSize, reuse: true }), opts);
+}
+
+/** Passes `source` through, feeding every byte to `hash` (one pass for upload and checksum). */
+export async function* hashing(source: AsyncIterable<Buffer>, hash: crypto.Hash): AsyncGenerator<Buffer> {
+  for await (const data of source) {
+    hash.update(data);
+    yield data;
   }
 }

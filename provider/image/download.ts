@@ -1,7 +1,9 @@
-// Downloads an image URL to a temp file with retries: server errors, broken or
-// truncated bodies and stalls are retried with backoff; 4xx answers and redirects that
-// can never work (too many, https→http, to another scheme) are final.
-import * as fs from "fs";
+// Opens an image URL as a stream of buffers, for an upload that runs while it downloads:
+// failures (connect, server errors, stalls, a body that breaks) are retried with
+// backoff, a broken body by resuming where it broke (an HTTP Range request; a server
+// that cannot resume fails the stream); 4xx answers and redirects that can never work
+// (too many, https→http, to another scheme) are final. The body is read at the
+// consumer's pace: nothing is staged on disk.
 import * as http from "http";
 import * as https from "https";
 import { log } from "../log";
@@ -53,21 +55,79 @@ export function redirectTarget(from: string, location: string, redirects: number
   return to.toString();
 }
 
-function once(url: string, file: string, stallMs: number, signal?: AbortSignal, redirects = 0): Promise<number> {
+/** An answered request: the final URL, the body's announced length, the body itself. */
+export interface OpenedDownload {
+  url: string;
+  length?: number;
+  /** The body; fails with a (transient) DownloadError when it breaks, is truncated or stalls. */
+  body: AsyncGenerator<Buffer>;
+}
+
+/** Waits for `p`, failing after `ms` with `onStall`'s error. */
+function bounded<T>(p: Promise<T>, ms: number, onStall: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(onStall()), ms); })]).finally(() => clearTimeout(timer));
+}
+
+/** The body of an answered request from byte `from`; stalls count only while this side waits for bytes. */
+async function* bodyOf(req: http.ClientRequest, res: http.IncomingMessage, url: string, length: number | undefined, from: number, stallMs: number): AsyncGenerator<Buffer> {
+  let got = from;
+  const failure = (why: string) => new DownloadError(`download of ${displayUrl(url)} ${length !== undefined ? `truncated: ${got} of ${length} bytes` : `broke after ${got} bytes`} (${why})`, false);
+  const it = res[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  let done = false;
+  try {
+    for (;;) {
+      let r: IteratorResult<Buffer>;
+      try {
+        r = await bounded(it.next(), stallMs, () => failure(`no data for ${stallMs / 1000} s (PULUMI_KVM_DOWNLOAD_STALL_TIMEOUT)`));
+      } catch (err) {
+        throw err instanceof DownloadError ? err : failure((err as Error).message);
+      }
+      if (r.done) break;
+      got += r.value.length;
+      yield r.value;
+    }
+    if (!res.complete) throw failure("connection closed");
+    if (length !== undefined && got !== length) throw failure("the server sent a different length");
+    done = true;
+  } finally {
+    if (!done) req.destroy();
+  }
+}
+
+/** The whole length from a 206 answer's Content-Range, if it starts at `from`. */
+function resumedLength(res: http.IncomingMessage, from: number): number | undefined | false {
+  const m = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(String(res.headers["content-range"] ?? ""));
+  if (!m || Number(m[1]) !== from) return false;
+  return m[2] === "*" ? undefined : Number(m[2]);
+}
+
+/** One request (from byte `from`: a Range request), following redirects; resolves when the answer's headers arrive. */
+function request(url: string, stallMs: number, signal: AbortSignal | undefined, from = 0, redirects = 0): Promise<OpenedDownload> {
   return new Promise((resolve, reject) => {
     let stalled: string | undefined;
-    /** Once the body flows, a failure reports how much of it arrived. */
-    let fail: ((err: Error) => void) | undefined;
     const get = url.startsWith("https:") ? https.get : http.get;
-    const req = get(url, { signal, headers: { "user-agent": "pulumi-kvm" } }, (res) => {
+    const headers: Record<string, string> = { "user-agent": "pulumi-kvm", ...(from > 0 ? { range: `bytes=${from}-` } : {}) };
+    const req = get(url, { signal, headers }, (res) => {
+      req.setTimeout(0);
       const status = res.statusCode ?? 0;
       if (status >= 300 && status < 400 && res.headers.location) {
         res.resume();
         try {
-          resolve(once(redirectTarget(url, res.headers.location, redirects), file, stallMs, signal, redirects + 1));
+          resolve(request(redirectTarget(url, res.headers.location, redirects), stallMs, signal, from, redirects + 1));
         } catch (err) {
           reject(err);
         }
+        return;
+      }
+      if (from > 0) {
+        const length = status === 206 ? resumedLength(res, from) : false;
+        if (length === false) {
+          res.resume();
+          reject(new CannotResume(`${displayUrl(url)} broke at byte ${from} and its server cannot resume there (HTTP ${status} to a Range request); the download starts over on the next run`));
+          return;
+        }
+        resolve({ url, length, body: bodyOf(req, res, url, length, from, stallMs) });
         return;
       }
       if (status !== 200) {
@@ -75,46 +135,66 @@ function once(url: string, file: string, stallMs: number, signal?: AbortSignal, 
         reject(new DownloadError(`${displayUrl(url)} answered HTTP ${status}`, status >= 400 && status < 500 && status !== 408 && status !== 429));
         return;
       }
-      const expected = res.headers["content-length"] !== undefined ? Number(res.headers["content-length"]) : undefined;
-      const out = fs.createWriteStream(file);
-      let got = 0;
-      res.on("data", (d: Buffer) => { got += d.length; });
-      res.pipe(out);
-      const broken = (err: Error) => {
-        out.destroy();
-        const of = expected !== undefined ? `truncated: ${got} of ${expected} bytes` : `broke after ${got} bytes`;
-        reject(new DownloadError(`download of ${displayUrl(url)} ${of} (${stalled ?? err.message})`, false));
-      };
-      fail = broken;
-      res.on("error", broken);
-      res.on("aborted", () => broken(new Error("connection closed")));
-      out.on("error", (err) => reject(new DownloadError(`cannot write ${file}: ${err.message}`, true)));
-      out.on("finish", () => {
-        if (expected !== undefined && got !== expected) reject(new DownloadError(`download of ${displayUrl(url)} is truncated: ${got} of ${expected} bytes`, false));
-        else resolve(got);
-      });
+      const length = res.headers["content-length"] !== undefined ? Number(res.headers["content-length"]) : undefined;
+      resolve({ url, length, body: bodyOf(req, res, url, length, 0, stallMs) });
     });
-    // no byte for stallMs, while connecting or in the body: the server or the path hangs
+    // no answer for stallMs while connecting: the server or the path hangs
     req.setTimeout(stallMs, () => {
       stalled = `no data for ${stallMs / 1000} s (PULUMI_KVM_DOWNLOAD_STALL_TIMEOUT)`;
       req.destroy(new Error(stalled));
     });
-    req.on("error", (err) => (fail ? fail(err) : reject(new DownloadError(`cannot fetch ${displayUrl(url)}: ${stalled ?? err.message}`, false))));
+    req.on("error", (err) => reject(new DownloadError(`cannot fetch ${displayUrl(url)}: ${stalled ?? err.message}`, false)));
   });
 }
 
-export async function download(url: string, file: string, opts: DownloadOptions = {}): Promise<number> {
+/** A server that answers a Range request with the whole body (or an error): the stream cannot go on. */
+class CannotResume extends DownloadError {
+  constructor(message: string) {
+    super(message, false);
+  }
+}
+
+/** Retries `attempt` with backoff while its failure may pass. */
+async function withRetries<T>(what: string, opts: DownloadOptions, attempt: () => Promise<T>): Promise<T> {
   const attempts = opts.attempts ?? 4;
   const backoff = opts.backoffMs ?? 1000;
-  const stallMs = opts.stallMs ?? stallTimeoutMs();
   for (let i = 1; ; i++) {
     try {
-      return await once(url, file, stallMs, opts.signal);
+      return await attempt();
     } catch (err) {
       const e = err as DownloadError;
-      if (e.permanent || i >= attempts || opts.signal?.aborted) throw e;
-      log(`download attempt ${i} of ${attempts} failed (${e.message}); retrying`, 0);
+      if (!(e instanceof DownloadError) || e.permanent || i >= attempts || opts.signal?.aborted) throw e;
+      log(`${what} attempt ${i} of ${attempts} failed (${e.message}); retrying`, 0);
       await new Promise((r) => setTimeout(r, backoff * 2 ** (i - 1)));
     }
   }
+}
+
+/** The body across breaks: each break resumes from the byte it broke at, within the attempts. */
+async function* resumingBody(first: OpenedDownload, stallMs: number, opts: DownloadOptions): AsyncGenerator<Buffer> {
+  let got = 0;
+  let body: AsyncGenerator<Buffer> | undefined = first.body;
+  let breaks = 0;
+  for (;;) {
+    try {
+      body ??= (await request(first.url, stallMs, opts.signal, got)).body;
+      for await (const b of body) {
+        got += b.length;
+        yield b;
+      }
+      return;
+    } catch (err) {
+      if (!(err instanceof DownloadError) || err instanceof CannotResume || err.permanent || ++breaks >= (opts.attempts ?? 4) || opts.signal?.aborted) throw err;
+      log(`${err.message}; resuming at byte ${got}`, 0);
+      await new Promise((r) => setTimeout(r, (opts.backoffMs ?? 1000) * 2 ** (breaks - 1)));
+      body = undefined;
+    }
+  }
+}
+
+/** Opens `url`, retrying what may pass on a later attempt; the body resumes where it breaks. */
+export async function openDownload(url: string, opts: DownloadOptions = {}): Promise<OpenedDownload> {
+  const stallMs = opts.stallMs ?? stallTimeoutMs();
+  const first = await withRetries("download", opts, () => request(url, stallMs, opts.signal));
+  return { ...first, body: resumingBody(first, stallMs, opts) };
 }

@@ -30,19 +30,17 @@ const QCOW2_INCOMPAT_DATA_FILE = 1n << 2n;
 /** qemu's own bound on a backing file name (qcow2 spec: at most 1023 bytes). */
 const BACKING_NAME_MAX = 1023;
 
-function readAt(fd: number, offset: number, length: number): Buffer {
-  const buf = Buffer.alloc(length);
-  const n = fs.readSync(fd, buf, 0, length, offset);
-  return buf.subarray(0, n);
-}
+/** The start of an image that holds its header (and, as qemu writes it, a qcow2 backing file name). */
+export const HEAD_BYTES = 64 * 1024;
 
 /** Refuses a qcow2 header that points outside the image itself. */
-function refuseExternalFiles(fd: number, head: Buffer, version: number): void {
+function refuseExternalFiles(head: Buffer, version: number): void {
   const backingOffset = head.readBigUInt64BE(8);
   const backingSize = head.readUInt32BE(16);
   if (backingOffset !== 0n) {
-    const name = backingSize > 0 && backingSize <= BACKING_NAME_MAX && backingOffset < 1n << 32n
-      ? readAt(fd, Number(backingOffset), backingSize).toString("utf8") : "(unreadable)";
+    const end = backingOffset + BigInt(backingSize);
+    const name = backingSize > 0 && backingSize <= BACKING_NAME_MAX && end <= BigInt(head.length)
+      ? head.subarray(Number(backingOffset), Number(end)).toString("utf8") : "(unreadable)";
     throw new UnsupportedImageFormat(`the qcow2 image names a backing file (${JSON.stringify(name)}), which libvirt would open on the host; `
       + "a base image must stand alone: flatten it with qemu-img convert -O qcow2 IMAGE FLAT.qcow2");
   }
@@ -52,25 +50,34 @@ function refuseExternalFiles(fd: number, head: Buffer, version: number): void {
   }
 }
 
-export function readImageHeader(file: string): ImageHeader {
-  const fileSize = fs.statSync(file).size;
-  const head = Buffer.alloc(512);
-  const fd = fs.openSync(file, "r");
-  try {
-    fs.readSync(fd, head, 0, head.length, 0);
-    if (head.subarray(0, 4).equals(Buffer.from([0x51, 0x46, 0x49, 0xfb]))) {
-      const version = head.readUInt32BE(4);
-      if (version < 2) throw new UnsupportedImageFormat(`qcow version ${version} is too old; convert it with qemu-img convert -O qcow2`);
-      refuseExternalFiles(fd, head, version);
-      return { format: "qcow2", virtualSize: Number(head.readBigUInt64BE(24)), fileSize };
-    }
-  } finally {
-    fs.closeSync(fd);
+/**
+ * The format of an image from its first bytes (`head`: up to HEAD_BYTES of them, from a
+ * file or the start of a download); `fileSize` is its whole length when known.
+ */
+export function parseImageHeader(head: Buffer, fileSize: number): ImageHeader {
+  const h = head.length >= 512 ? head : Buffer.concat([head, Buffer.alloc(512 - head.length)]);
+  if (h.subarray(0, 4).equals(Buffer.from([0x51, 0x46, 0x49, 0xfb]))) {
+    const version = h.readUInt32BE(4);
+    if (version < 2) throw new UnsupportedImageFormat(`qcow version ${version} is too old; convert it with qemu-img convert -O qcow2`);
+    refuseExternalFiles(h, version);
+    return { format: "qcow2", virtualSize: Number(h.readBigUInt64BE(24)), fileSize };
   }
-  const other = OTHER_FORMATS.find((f) => f.test(head));
+  const other = OTHER_FORMATS.find((f) => f.test(h));
   if (other) {
     throw new UnsupportedImageFormat(`the image is ${other.name}, which libvirt volumes here do not take; ${
       other.name.endsWith("archive") ? "decompress it first" : `convert it with qemu-img convert -f ${other.name.split(" ")[0]} -O qcow2`}`);
   }
   return { format: "raw", virtualSize: fileSize, fileSize };
+}
+
+export function readImageHeader(file: string): ImageHeader {
+  const fileSize = fs.statSync(file).size;
+  const head = Buffer.alloc(Math.min(HEAD_BYTES, fileSize));
+  const fd = fs.openSync(file, "r");
+  try {
+    fs.readSync(fd, head, 0, head.length, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return parseImageHeader(head, fileSize);
 }

@@ -1,12 +1,16 @@
-// An Image's source made local: a path as it is, or a URL downloaded to a temp file
-// (through tmp-promise) once, so a failed upload never downloads again; the sha256 is
-// always computed and, when given, verified before anything touches the host.
+// An Image's bytes as the upload reads them: a local file (its sha256 computed on
+// another core meanwhile, unless check already knows it), or an http(s) URL streamed
+// while it downloads and hashed as its bytes go by (no copy on disk; the download runs
+// at the upload's pace). The header is read from the first bytes; the sha256 is
+// verified before the image counts as made.
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as path from "path";
-import { dir as tmpDir } from "tmp-promise";
 import { KvmError } from "../errors";
-import { download, DownloadError } from "./download";
+import { fileReads, hashing } from "./chunks";
+import { displayUrl, DownloadError, openDownload } from "./download";
+import { sha256File } from "./file-digest";
+import { HEAD_BYTES, ImageHeader, parseImageHeader, readImageHeader, UnsupportedImageFormat } from "./header";
 
 export interface ImageSource {
   url?: string;
@@ -14,80 +18,102 @@ export interface ImageSource {
   sha256?: string;
 }
 
-export interface LocalImage {
-  file: string;
-  sha256: string;
-  /** Removes the temp copy of a downloaded image. */
-  cleanup(): Promise<void>;
-}
-
-/** Digests by file identity and version (device, inode, size, mtime): each file is read once. */
-const digests = new Map<string, Promise<string>>();
-
-/** The sha256 of a file's content, computed once per version of the file in this process. */
-export function sha256File(file: string): Promise<string> {
-  const st = fs.statSync(file);
-  const key = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
-  let digest = digests.get(key);
-  if (!digest) {
-    digest = (async () => {
-      const h = crypto.createHash("sha256");
-      for await (const chunk of fs.createReadStream(file, { highWaterMark: 1024 * 1024 })) h.update(chunk as Buffer);
-      return h.digest("hex");
-    })();
-    digests.set(key, digest);
-    digest.catch(() => digests.delete(key));
-  }
-  return digest;
-}
-
 /** A local source path as the program gave it, resolved against the program's directory. */
 export function sourceFile(p: string): string {
   return path.resolve(p);
 }
 
-/** A temp directory for staging `what`; failures name TMPDIR and the input concerned. */
-export async function stageTempDir(property: string, what: string): Promise<{ path: string; cleanup(): Promise<void> }> {
+export interface ImageStream {
+  header: ImageHeader;
+  /** The image from its first byte; each byte read once. A buffer is valid until the next is read. */
+  body: AsyncIterable<Buffer>;
+  /** The sha256 of the whole image; only after `body` ended. */
+  sha256(): Promise<string>;
+  /** Stops a download the upload did not finish. */
+  close(): Promise<void>;
+}
+
+/** A local image file; hashed in a worker while it uploads, unless check already did. */
+function fileImage(file: string): ImageStream {
+  if (!fs.existsSync(file)) throw new KvmError("permanent", `${file} does not exist`, { property: "source.path", fix: "Give the path of a local image file" });
+  const header = readImageHeader(file);
+  const digest = sha256File(file);
+  digest.catch(() => undefined); // awaited after the upload
+  // the upload copies each read into its frames before it asks for the next
+  return { header, body: fileReads(file, { reuse: true }), sha256: () => digest, close: async () => undefined };
+}
+
+/** Reads the first HEAD_BYTES (or all, if shorter) of `body`; returns them and the whole body again. */
+async function peekHead(body: AsyncGenerator<Buffer>): Promise<{ head: Buffer; whole: AsyncGenerator<Buffer> }> {
+  const first: Buffer[] = [];
+  let have = 0;
+  while (have < HEAD_BYTES) {
+    const r = await body.next();
+    if (r.done) break;
+    first.push(r.value);
+    have += r.value.length;
+  }
+  async function* whole(): AsyncGenerator<Buffer> {
+    yield* first;
+    yield* body;
+  }
+  return { head: Buffer.concat(first, have).subarray(0, HEAD_BYTES), whole: whole() };
+}
+
+/** An image URL streamed while it downloads; the size comes from the qcow2 header or Content-Length. */
+async function urlImage(url: string, host: string): Promise<ImageStream> {
+  let opened;
   try {
-    return await tmpDir({ unsafeCleanup: true, prefix: "pulumi-kvm-" });
+    opened = await openDownload(url);
   } catch (err) {
-    throw new KvmError("permanent", `cannot create a staging directory for ${what} in ${process.env.TMPDIR || "/tmp"} (TMPDIR): ${(err as Error).message}`, {
-      property, fix: `Point TMPDIR at a writable directory with room for ${what}`, cause: err,
-    });
+    throw downloadFailure(err);
+  }
+  const hash = crypto.createHash("sha256");
+  const hashed = hashing(opened.body, hash);
+  const close = async () => { await opened.body.return(undefined); };
+  try {
+    const { head, whole } = await peekHead(hashed);
+    const header = parseImageHeader(head, opened.length ?? 0);
+    if (header.format === "raw" && opened.length === undefined) {
+      throw new KvmError("permanent", `${displayUrl(url)} is a raw image and its server sends no Content-Length: the volume's size must be known before the upload`, {
+        property: "source.url", host, fix: "Serve it with a Content-Length, convert it to qcow2, or download it and give source.path",
+      });
+    }
+    return { header, body: whole, close, sha256: async () => hash.digest("hex") };
+  } catch (err) {
+    await close();
+    if (err instanceof UnsupportedImageFormat) throw new KvmError("permanent", err.message, { property: "source", host });
+    throw downloadFailure(err);
   }
 }
 
-export async function localImage(source: ImageSource, host: string): Promise<LocalImage> {
-  let file: string;
-  let cleanup = async () => undefined;
+/** A download's failure as the resource reports it (other errors pass through). */
+export function downloadFailure(err: unknown): unknown {
+  if (!(err instanceof DownloadError)) return err;
+  return new KvmError(err.permanent ? "permanent" : "transient", err.message, {
+    property: "source.url", fix: err.permanent ? "Check the URL" : "Check that the server is reachable; pulumi up again retries", cause: err,
+  });
+}
+
+/** Opens an Image's source for one upload pass. */
+export async function openImage(source: ImageSource, host: string): Promise<ImageStream> {
   if (source.path) {
-    file = sourceFile(source.path);
-    if (!fs.existsSync(file)) throw new KvmError("permanent", `${file} does not exist`, { property: "source.path", fix: "Give the path of a local image file" });
-  } else if (source.url) {
-    const staging = await stageTempDir("source.url", "the downloaded image");
-    file = `${staging.path}/image`;
-    cleanup = async () => { await staging.cleanup(); };
     try {
-      await download(source.url, file);
+      return fileImage(sourceFile(source.path));
     } catch (err) {
-      await cleanup();
-      if (err instanceof DownloadError) {
-        const fix = /ENOSPC|cannot write/.test(err.message)
-          ? `Point TMPDIR at a directory with room for the image (now ${process.env.TMPDIR || "/tmp"})`
-          : err.permanent ? "Check the URL" : "Check that the server is reachable; pulumi up again retries";
-        throw new KvmError(err.permanent ? "permanent" : "transient", err.message, { property: "source.url", fix, cause: err });
-      }
+      if (err instanceof UnsupportedImageFormat) throw new KvmError("permanent", err.message, { property: "source", host });
       throw err;
     }
-  } else {
-    throw new KvmError("permanent", "give source.path or source.url", { property: "source" });
   }
-  const sha256 = await sha256File(file);
+  if (source.url) return urlImage(source.url, host);
+  throw new KvmError("permanent", "give source.path or source.url", { property: "source" });
+}
+
+/** Refuses bytes whose sha256 is not the one the program gave; nothing counts as made. */
+export function verifySha256(source: ImageSource, sha256: string, host: string): void {
   if (source.sha256 && source.sha256.toLowerCase() !== sha256) {
-    await cleanup();
     throw new KvmError("permanent", `the image's sha256 is ${sha256}, not the expected ${source.sha256}`, {
-      property: "source.sha256", host, fix: "Check the URL or path and the checksum; nothing was created on the host",
+      property: "source.sha256", host, fix: "Check the URL or path and the checksum; nothing was left on the host",
     });
   }
-  return { file, sha256, cleanup };
 }

@@ -1,10 +1,11 @@
 // The Image resource: a base disk image uploaded into a storage pool.
 import * as fs from "fs";
 import { explain, KvmError } from "../errors";
-import { fileChunks } from "../image/chunks";
+import { uploadChunks } from "../image/chunks";
 import { readImageHeader, UnsupportedImageFormat } from "../image/header";
 import { displayUrl } from "../image/download";
-import { ImageSource, localImage, sha256File, sourceFile } from "../image/source";
+import { sha256File } from "../image/file-digest";
+import { downloadFailure, ImageSource, openImage, sourceFile, verifySha256 } from "../image/source";
 import { warn } from "../log";
 import { HostConfig } from "../ssh/host";
 import { volumeXml } from "../xml/volume";
@@ -34,7 +35,12 @@ export interface ImageOutputs extends ImageInputs {
   sha256: string;
 }
 
-async function checkSource(failures: Failures, source: unknown): Promise<ImageSource | undefined> {
+/**
+ * `known`: the resource is in the stack, so its diff needs the file's sha256 now. A new
+ * image's file is hashed while it uploads instead, unless the program gave a sha256 to
+ * verify in preview.
+ */
+async function checkSource(failures: Failures, source: unknown, known: boolean): Promise<ImageSource | undefined> {
   if (isUnknown(source)) return source as ImageSource;
   const s = (source ?? {}) as ImageSource;
   const given = [s.url, s.path].filter((v) => v !== undefined && v !== null && v !== "");
@@ -62,7 +68,7 @@ async function checkSource(failures: Failures, source: unknown): Promise<ImageSo
     const file = sourceFile(String(s.path));
     if (!fs.existsSync(file)) failures.push({ property: "source.path", reason: `source.path ${file} does not exist on this machine` });
     else if (!fs.statSync(file).isFile()) failures.push({ property: "source.path", reason: `source.path ${file} is not a file` });
-    else if (!failures.length) {
+    else if (!failures.length && (known || out.sha256)) {
       const sha256 = await sha256File(file);
       if (out.sha256 && out.sha256 !== sha256) {
         failures.push({ property: "source.sha256", reason: `source.sha256 is ${out.sha256} but ${file} has sha256 ${sha256}: fix the checksum or the file` });
@@ -90,7 +96,7 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
     async check(olds, news) {
       const failures: Failures = [];
       const inputs = checkStorageInputs(failures, news);
-      inputs.source = (await checkSource(failures, news.source)) as ImageSource;
+      inputs.source = (await checkSource(failures, news.source, olds !== undefined)) as ImageSource;
       if (news.format !== undefined && !isUnknown(news.format) && !["qcow2", "raw"].includes(news.format)) {
         failures.push({ property: "format", reason: `format must be "qcow2" or "raw" (it is read from the image header; give it only to assert it)` });
       }
@@ -134,46 +140,46 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
 
     async create(inputs) {
       const host = hostLabel(inputs.host);
-      const local = await localImage(inputs.source, host);
       try {
-        let header;
+        const image = await openImage(inputs.source, host);
         try {
-          header = readImageHeader(local.file);
-        } catch (err) {
-          if (err instanceof UnsupportedImageFormat) throw new KvmError("permanent", err.message, { property: "source", host });
-          throw err;
-        }
-        // check could only read the header of a local file; a download is checked here
-        if (inputs.format && inputs.format !== header.format) {
-          throw new KvmError("permanent", `format is "${inputs.format}" but the image is ${header.format} by its header`, {
-            property: "format", host, fix: "Drop format (it is read from the header) or fix the source; nothing was created",
-          });
-        }
-        const vol = await ctx.pool.run(inputs.host, async (lv) => {
-          const pool = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name);
-          return lv.createVolume(pool, volumeXml({ name: inputs.name, capacityBytes: header.format === "qcow2" ? header.virtualSize : header.fileSize, format: header.format }));
-        }, { mutating: true });
-        try {
-          return await ctx.pool.run(inputs.host, async (lv) => {
-            await lv.uploadVolume(vol, fileChunks(local.file, { sparse: true }), {
-              sparse: true, onProgress: progressReporter(host, `${inputs.pool}/${inputs.name}`, header.fileSize),
+          const { header } = image;
+          // check could only read the header of a local file; a download is checked here
+          if (inputs.format && inputs.format !== header.format) {
+            throw new KvmError("permanent", `format is "${inputs.format}" but the image is ${header.format} by its header`, {
+              property: "format", host, fix: "Drop format (it is read from the header) or fix the source; nothing was created",
             });
-            // no pool refresh: libvirt refuses it while another upload runs in the pool
-            // ("pool has asynchronous jobs running"); the volume's own XML has what we need
-            const d = await describeVolume(lv, vol);
-            const outs = imageOutputs(inputs, { ...d, key: d.key ?? vol.key }, header.format, local.sha256);
-            return { id: outs.key, outs };
+          }
+          const vol = await ctx.pool.run(inputs.host, async (lv) => {
+            const pool = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name);
+            return lv.createVolume(pool, volumeXml({ name: inputs.name, capacityBytes: header.format === "qcow2" ? header.virtualSize : header.fileSize, format: header.format }));
           }, { mutating: true });
-        } catch (err) {
-          // nothing is left in the pool when the upload fails: roll back on a fresh
-          // connection if the failure took the link down
-          await rollback(ctx.pool, { host: inputs.host, kind: "volume", pool: inputs.pool, name: inputs.name, id: vol.key });
-          throw err;
+          try {
+            return await ctx.pool.run(inputs.host, async (lv) => {
+              await lv.uploadVolume(vol, uploadChunks(image.body, { sparse: true }), {
+                sparse: true, onProgress: progressReporter(host, `${inputs.pool}/${inputs.name}`, header.fileSize),
+              });
+              const sha256 = await image.sha256();
+              verifySha256(inputs.source, sha256, host);
+              // no pool refresh: libvirt refuses it while another upload runs in the pool
+              // ("pool has asynchronous jobs running"); the volume's own XML has what we need
+              const d = await describeVolume(lv, vol);
+              // a file's digest is its identity in later diffs (check computes it then)
+              const source = inputs.source.path ? { ...inputs.source, sha256 } : inputs.source;
+              const outs = imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? vol.key }, header.format, sha256);
+              return { id: outs.key, outs };
+            }, { mutating: true });
+          } catch (err) {
+            // nothing is left in the pool when the upload fails or the bytes are not the
+            // expected ones: roll back on a fresh connection if the failure took the link down
+            await rollback(ctx.pool, { host: inputs.host, kind: "volume", pool: inputs.pool, name: inputs.name, id: vol.key });
+            throw err;
+          }
+        } finally {
+          await image.close();
         }
       } catch (err) {
-        throw explain(err, host, `creating image ${inputs.pool}/${inputs.name}`);
-      } finally {
-        await local.cleanup();
+        throw explain(downloadFailure(err), host, `creating image ${inputs.pool}/${inputs.name}`);
       }
     },
 

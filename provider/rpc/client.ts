@@ -127,10 +127,13 @@ export class RpcClient extends EventEmitter {
     return { prog: Program.REMOTE, vers: PROGRAM_VERSION, proc, type, serial, status };
   }
 
-  /** Writes one frame; false means the stream's buffer is full (wait for `drained`). */
-  write(frame: Buffer): boolean {
+  /**
+   * Writes one frame; false means the stream's buffer is full (wait for `drained`).
+   * `taken` runs once the link has copied the frame, so its buffer may be reused.
+   */
+  write(frame: Buffer, taken?: () => void): boolean {
     if (this.closedWith) return true;
-    return this.stream.write(frame);
+    return taken ? this.stream.write(frame, taken) : this.stream.write(frame);
   }
 
   /** Resolves when the stream can take more data; rejects if the link closes or `signal` fires. */

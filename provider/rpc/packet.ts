@@ -50,9 +50,15 @@ export interface Packet {
 
 /** One whole frame: length word, header, payload. */
 export function encodePacket(header: Header, payload: Buffer = Buffer.alloc(0)): Buffer {
+  return encodePacketInto(Buffer.allocUnsafe(LEN_SIZE + HEADER_SIZE + payload.length), header, payload);
+}
+
+/** encodePacket into `target` (a reused buffer of at least the frame's size); returns the frame's view of it. */
+export function encodePacketInto(target: Buffer, header: Header, payload: Buffer): Buffer {
   const total = LEN_SIZE + HEADER_SIZE + payload.length;
   if (total - LEN_SIZE > MESSAGE_MAX) throw new RangeError(`packet of ${total} bytes exceeds libvirt's limit`);
-  const frame = Buffer.allocUnsafe(total);
+  if (target.length < total) throw new RangeError(`a frame of ${total} bytes does not fit a buffer of ${target.length}`);
+  const frame = target.subarray(0, total);
   frame.writeUInt32BE(total, 0);
   frame.writeUInt32BE(header.prog >>> 0, 4);
   frame.writeUInt32BE(header.vers >>> 0, 8);

@@ -4,7 +4,7 @@
 import { encode } from "./codec";
 import { RpcClient, StreamSink } from "./client";
 import { CallTimeout, RpcAbortError, RpcProtocolError } from "./errors";
-import { encodePacket, MessageStatus, MessageType, Packet, STREAM_CHUNK } from "./packet";
+import { encodePacket, encodePacketInto, HEADER_SIZE, LEN_SIZE, MessageStatus, MessageType, Packet, STREAM_CHUNK } from "./packet";
 import { Procedure } from "./procedure";
 import { streamHole, VolumeRef } from "./types";
 
@@ -112,6 +112,21 @@ function streamFrame(client: RpcClient, proc: number, serial: number, type: Mess
   return encodePacket(client.header(proc, type, serial, status), payload);
 }
 
+/**
+ * Data frames of an upload, reused once the link took them: a gigabyte sent makes no
+ * gigabyte of garbage (the collector, not the cipher, was the upload's largest cost).
+ * The pool grows to what the link buffers (its high-water mark and window), a few MiB.
+ */
+class FramePool {
+  private readonly free: Buffer[] = [];
+  take(): Buffer {
+    return this.free.pop() ?? Buffer.allocUnsafe(LEN_SIZE + HEADER_SIZE + STREAM_CHUNK);
+  }
+  give(frame: Buffer): void {
+    this.free.push(frame);
+  }
+}
+
 /** Uploads `source` into a volume; resolves when the daemon confirmed the finish. */
 export async function uploadVolume(client: RpcClient, proc: Procedure<VolumeTransfer, void>, vol: VolumeRef, source: AsyncIterable<UploadChunk>, opts: UploadOptions = {}): Promise<TransferProgress> {
   const state = new StreamState(client, proc.api);
@@ -119,9 +134,10 @@ export async function uploadVolume(client: RpcClient, proc: Procedure<VolumeTran
     vol, offset: opts.offset ?? 0n, length: opts.length ?? 0n, flags: opts.sparse ? VOL_UPLOAD_SPARSE_STREAM : 0,
   }, state, opts.signal);
   const progress: TransferProgress = { covered: 0, sent: 0 };
-  const send = async (frame: Buffer) => {
+  const frames = new FramePool();
+  const send = async (frame: Buffer, taken?: () => void) => {
     if (state.failure) throw state.failure;
-    if (!client.write(frame)) {
+    if (!client.write(frame, taken)) {
       // back-pressure; a daemon error or the caller's abort ends the wait too
       const ac = new AbortController();
       const bound = stallBound(client, proc.api, opts.signal);
@@ -149,7 +165,9 @@ export async function uploadVolume(client: RpcClient, proc: Procedure<VolumeTran
       } else {
         for (let at = 0; at < chunk.data.length; at += STREAM_CHUNK) {
           const piece = chunk.data.subarray(at, Math.min(at + STREAM_CHUNK, chunk.data.length));
-          await send(streamFrame(client, proc.proc, serial, MessageType.Stream, MessageStatus.Continue, piece));
+          const buffer = frames.take();
+          const frame = encodePacketInto(buffer, client.header(proc.proc, MessageType.Stream, serial, MessageStatus.Continue), piece);
+          await send(frame, () => frames.give(buffer));
           progress.covered += piece.length;
           progress.sent += piece.length;
         }

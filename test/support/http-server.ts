@@ -1,4 +1,5 @@
-// A loopback HTTP server serving a file, with scripted failures for download tests.
+// A loopback HTTP server serving a file (and byte ranges of it, as real servers do,
+// unless `ranges` is off), with scripted failures for download tests.
 import * as fs from "fs";
 import * as http from "http";
 import * as net from "net";
@@ -9,6 +10,10 @@ export class FileServer {
   readonly requests: string[] = [];
   /** Faults applied to the next requests, one each, in order. */
   faults: Fault[] = [];
+  /** Whether Range requests get their 206 answer (else the whole file, 200). */
+  ranges = true;
+  /** The Range header of each request ("" for none). */
+  readonly ranged: string[] = [];
   private readonly server: http.Server;
 
   private constructor(private readonly file: string) {
@@ -31,16 +36,21 @@ export class FileServer {
     const size = fs.statSync(this.file).size;
     if (fault === "500") { res.writeHead(500); res.end("boom"); return; }
     if (fault === "404" || req.url?.includes("missing")) { res.writeHead(404); res.end("not found"); return; }
-    res.writeHead(200, { "content-length": String(size) });
+    this.ranged.push(req.headers.range ?? "");
+    const m = this.ranges ? /^bytes=(\d+)-$/.exec(req.headers.range ?? "") : null;
+    const from = m ? Number(m[1]) : 0;
+    if (m) res.writeHead(206, { "content-length": String(size - from), "content-range": `bytes ${from}-${size - 1}/${size}` });
+    else res.writeHead(200, { "content-length": String(size), "accept-ranges": this.ranges ? "bytes" : "none" });
     if (fault === "truncate") {
+      // half of what this answer owes, then a reset
       const fd = fs.openSync(this.file, "r");
-      const half = Buffer.alloc(Math.floor(size / 2));
-      fs.readSync(fd, half, 0, half.length, 0);
+      const half = Buffer.alloc(Math.floor((size - from) / 2));
+      fs.readSync(fd, half, 0, half.length, from);
       fs.closeSync(fd);
       res.write(half, () => res.destroy());
       return;
     }
-    fs.createReadStream(this.file).pipe(res);
+    fs.createReadStream(this.file, { start: from }).pipe(res);
   }
 
   async close(): Promise<void> {

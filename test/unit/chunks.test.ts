@@ -6,7 +6,8 @@ import { fileChunks } from "../../provider/image/chunks";
 
 async function collect(file: string, sparse: boolean, readSize?: number) {
   const out = [];
-  for await (const c of fileChunks(file, { sparse, readSize })) out.push(c);
+  // a chunk is valid until the next is read: keep a copy
+  for await (const c of fileChunks(file, { sparse, readSize })) out.push("data" in c ? { data: Buffer.from(c.data) } : c);
   return out;
 }
 

@@ -2,12 +2,9 @@
 // work fail at once and are not retried, a stalled body fails after the stall bound;
 // URLs with credentials stay out of messages and are secrets; plain http is warned about.
 import * as assert from "assert";
-import * as fs from "fs";
 import * as http from "http";
 import * as net from "net";
-import * as os from "os";
-import * as path from "path";
-import { displayUrl, download, DownloadError, MAX_REDIRECTS, redirectTarget } from "../../provider/image/download";
+import { displayUrl, DownloadError, DownloadOptions, MAX_REDIRECTS, openDownload, redirectTarget } from "../../provider/image/download";
 import { setLogSink } from "../../provider/log";
 import { imageProvider } from "../../provider/resources/image";
 
@@ -22,15 +19,20 @@ async function serve(handler: http.RequestListener): Promise<{ url: string; requ
   };
 }
 
+/** Opens `url` and reads its whole body, as an upload would. */
+async function download(url: string, opts: DownloadOptions): Promise<number> {
+  const opened = await openDownload(url, opts);
+  let got = 0;
+  for await (const b of opened.body) got += b.length;
+  return got;
+}
+
 describe("download", () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dl-"));
-  const file = path.join(dir, "image");
-  after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it(`follows at most ${MAX_REDIRECTS} redirects, then fails for good`, async () => {
     const s = await serve((req, res) => { res.writeHead(302, { location: `/hop${req.url!.length}` }); res.end(); });
     try {
-      await assert.rejects(download(`${s.url}/start`, file, { attempts: 3, backoffMs: 1 }),
+      await assert.rejects(download(`${s.url}/start`, { attempts: 3, backoffMs: 1 }),
         (e: unknown) => e instanceof DownloadError && e.permanent && /redirected more than 20 times/.test(e.message));
       assert.strictEqual(s.requests.length, MAX_REDIRECTS + 1, "no retry of a redirect loop");
     } finally {
@@ -41,7 +43,7 @@ describe("download", () => {
   it("never follows a redirect to a file: URL, and does not retry it", async () => {
     const s = await serve((_req, res) => { res.writeHead(301, { location: "file:///etc/shadow" }); res.end(); });
     try {
-      await assert.rejects(download(`${s.url}/image.qcow2`, file, { attempts: 4, backoffMs: 1 }), /redirects to a file: URL, which is never followed/);
+      await assert.rejects(download(`${s.url}/image.qcow2`, { attempts: 4, backoffMs: 1 }), /redirects to a file: URL, which is never followed/);
       assert.strictEqual(s.requests.length, 1);
     } finally {
       await s.close();
@@ -55,12 +57,49 @@ describe("download", () => {
     assert.strictEqual(redirectTarget("http://mirror.example/a", "https://cdn.example/a", 0), "https://cdn.example/a");
   });
 
-  it("fails a body that stalls after the stall bound, naming it, and retries", async () => {
+  it("fails a body that stalls after the stall bound, naming it, and a server that cannot resume it", async () => {
     const s = await serve((_req, res) => { res.writeHead(200, { "content-length": "1000" }); res.write(Buffer.alloc(10)); });
     try {
-      await assert.rejects(download(`${s.url}/image.qcow2`, file, { attempts: 2, backoffMs: 1, stallMs: 300 }),
-        /truncated: 10 of 1000 bytes \(no data for 0\.3 s \(PULUMI_KVM_DOWNLOAD_STALL_TIMEOUT\)\)/);
-      assert.strictEqual(s.requests.length, 2, "a stall may heal: retried");
+      await assert.rejects(download(`${s.url}/image.qcow2`, { attempts: 2, backoffMs: 1, stallMs: 300 }),
+        /broke at byte 10 and its server cannot resume there \(HTTP 200 to a Range request\)/);
+      assert.strictEqual(s.requests.length, 2, "one resume, answered with the whole body: given up");
+      await assert.rejects(download(`${s.url}/image.qcow2`, { attempts: 1, stallMs: 300 }),
+        (e: unknown) => e instanceof DownloadError && !e.permanent && /truncated: 10 of 1000 bytes \(no data for 0\.3 s \(PULUMI_KVM_DOWNLOAD_STALL_TIMEOUT\)\)/.test(e.message));
+      assert.strictEqual(s.requests.length, 3);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("retries a server that never answers, then fails naming the stall", async () => {
+    const s = await serve(() => undefined);
+    try {
+      await assert.rejects(download(`${s.url}/image.qcow2`, { attempts: 2, backoffMs: 1, stallMs: 300 }), /cannot fetch .*no data for 0\.3 s/);
+      assert.strictEqual(s.requests.length, 2, "no answer may heal: retried");
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("does not count a slow reader as a stall: the bound runs only while waiting for bytes", async () => {
+    const s = await serve((_req, res) => { res.writeHead(200, { "content-length": String(4 << 20) }); res.end(Buffer.alloc(4 << 20, 7)); });
+    try {
+      const opened = await openDownload(`${s.url}/image.raw`, { attempts: 1, stallMs: 200 });
+      let got = 0;
+      for await (const b of opened.body) {
+        got += b.length;
+        if (got === b.length) await new Promise((r) => setTimeout(r, 500)); // the upload is busy
+      }
+      assert.strictEqual(got, 4 << 20);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("fails a body shorter than its Content-Length", async () => {
+    const s = await serve((_req, res) => { res.writeHead(200, { "content-length": "1000" }); res.end(Buffer.alloc(10)); });
+    try {
+      await assert.rejects(download(`${s.url}/image.qcow2`, { attempts: 1, backoffMs: 1 }), /truncated: 10 of 1000 bytes/);
     } finally {
       await s.close();
     }
@@ -72,7 +111,7 @@ describe("image URLs carrying credentials", () => {
     assert.strictEqual(displayUrl("https://user:pw@mirror.example/a.qcow2?token=abc"), "https://mirror.example/a.qcow2?…");
     const s = await serve((_req, res) => { res.writeHead(404); res.end(); });
     try {
-      const err = await download(`${s.url.replace("http://", "http://user:SECRETPW@")}/image.qcow2?sig=SECRETSIG`, path.join(os.tmpdir(), `dl-${process.pid}`), { attempts: 1 })
+      const err = await download(`${s.url.replace("http://", "http://user:SECRETPW@")}/image.qcow2?sig=SECRETSIG`, { attempts: 1 })
         .then(() => undefined, (e: Error) => e);
       assert.ok(err, "a 404 fails");
       assert.match(err.message, /answered HTTP 404/);
