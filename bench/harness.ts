@@ -1,9 +1,11 @@
 // Shared by every benchmark: timing, peak memory, and the row format of RESULTS.md.
 import { execFileSync, spawn } from "child_process";
+import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { LabEnv } from "../test/support/lab";
+import { LabEnv, repoRoot } from "../test/support/lab";
+import { e2eStack } from "../test/support/pulumi";
 
 export interface Row {
   benchmark: string;
@@ -75,4 +77,34 @@ export function fmtSeconds(s: number): string {
 
 export function tmpdir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), "bench-"));
+}
+
+/** A file of `mib` MiB of random bytes. */
+export function randomFile(file: string, mib: number): string {
+  const fd = fs.openSync(file, "w");
+  for (let done = 0; done < mib; done += 16) fs.writeSync(fd, crypto.randomBytes(Math.min(16, mib - done) * 1024 * 1024));
+  fs.closeSync(fd);
+  return file;
+}
+
+let imageRuns = 0;
+
+/**
+ * `pulumi up` of bench/programs/image (one Image from `source`: a path or a URL) through
+ * the real CLI, in a fresh stack that is destroyed after; the seconds of the up alone.
+ */
+export async function imageUpSeconds(lab: LabEnv, source: { path: string } | { url: string; sha256?: string }): Promise<number> {
+  const name = `bench-img-${process.pid}-${++imageRuns}`;
+  const e = await e2eStack(path.join(repoRoot, "bench", "programs", "image"), name, {
+    name, address: lab.host, port: String(lab.port), user: lab.user, key: lab.key, knownHosts: lab.knownHosts,
+    ...("path" in source ? { path: source.path } : { url: source.url, ...(source.sha256 ? { sha256: source.sha256 } : {}) }),
+  });
+  try {
+    const up = await timed(() => e.stack.up());
+    if (up.value.summary.result !== "succeeded") throw new Error(`pulumi up of ${name}: ${up.value.summary.result}`);
+    return up.seconds;
+  } finally {
+    await e.stack.destroy();
+    await e.remove();
+  }
 }

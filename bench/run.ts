@@ -7,10 +7,12 @@ import { labEnv } from "../test/support/lab";
 import { callsBenchmark } from "./calls";
 import { fleetBenchmark } from "./fleet";
 import { Benchmark, Row, tmpdir } from "./harness";
+import { memoryBenchmark } from "./memory";
 import { sparseBenchmark } from "./sparse";
 import { uploadBenchmark } from "./upload";
+import { urlBenchmark } from "./url";
 
-const all: Benchmark[] = [uploadBenchmark, sparseBenchmark, callsBenchmark, fleetBenchmark];
+const all: Benchmark[] = [uploadBenchmark, urlBenchmark, sparseBenchmark, memoryBenchmark, callsBenchmark, fleetBenchmark];
 
 async function main(): Promise<void> {
   const lab = labEnv();

@@ -1,51 +1,42 @@
-// 1 GiB upload: the pure-TypeScript client over one SSH connection vs OpenSSH
-// `ssh host 'cat > file'` vs `virsh vol-upload` over qemu+ssh://, on the same lab.
-import * as crypto from "crypto";
+// 1 GiB of random data as an Image through `pulumi up`: everything the user waits for
+// (check, the volume's creation, the upload, the checksum) minus Pulumi's own start-up
+// (the same program with a 1 MiB image), against OpenSSH `ssh host 'cat > file'` and
+// `virsh vol-upload` over qemu+ssh:// of the same file on the same lab.
 import * as fs from "fs";
 import * as path from "path";
-import { create } from "xmlbuilder2";
-import { fileChunks } from "../provider/image/chunks";
-import { HostPool } from "../provider/pool/host-pool";
-import { labHost } from "../test/support/hosts";
 import { LabEnv } from "../test/support/lab";
-import { Benchmark, fmtSeconds, run, sshArgs, timed, virshLocal, virshSshUri, withPeakRss } from "./harness";
+import { Benchmark, fmtSeconds, imageUpSeconds, randomFile, run, sshArgs, timed, virshLocal, virshSshUri } from "./harness";
 
 const GiB = 1024 * 1024 * 1024;
+
+/** Pulumi's start-up and a tiny image: the least of two runs (the first warms caches). */
+export async function startupSeconds(lab: LabEnv, dir: string): Promise<number> {
+  const tiny = randomFile(path.join(dir, "random-1m.bin"), 1);
+  return Math.min(await imageUpSeconds(lab, { path: tiny }), await imageUpSeconds(lab, { path: tiny }));
+}
 
 export const uploadBenchmark: Benchmark = {
   name: "upload",
   async run(lab: LabEnv, dir: string) {
-    const file = path.join(dir, "random-1g.bin");
-    const fd = fs.openSync(file, "w");
-    for (let i = 0; i < 64; i++) fs.writeSync(fd, crypto.randomBytes(16 * 1024 * 1024));
-    fs.closeSync(fd);
-    const pool = new HostPool();
-    const host = labHost(lab);
-    const names = { ours: "bench-ours.raw", virsh: "bench-virsh.raw", cat: "bench-cat.raw" };
-    try {
-      await pool.connection(host); // warm: the pooled link is what resources use
-      const xml = (name: string) => create().ele("volume").ele("name").txt(name).up().ele("capacity").txt(String(GiB)).up()
-        .ele("target").ele("format", { type: "raw" }).end();
-      const vol = await pool.run(host, async (lv) => lv.createVolume(await lv.lookupPool(lab.pool), xml(names.ours)));
-      const ours = await withPeakRss(() => timed(() => pool.run(host, (lv) => lv.uploadVolume(vol, fileChunks(file, { sparse: false })))));
-      await pool.run(host, (lv) => lv.deleteVolume(vol));
+    const file = randomFile(path.join(dir, "random-1g.bin"), 1024);
+    const startup = await startupSeconds(lab, dir);
+    const ours = (await imageUpSeconds(lab, { path: file })) - startup;
 
-      const openssh = await timed(() => run("ssh", [...sshArgs(lab), `cat > ${lab.poolDir}/${names.cat}`], { input: file }));
-      fs.rmSync(path.join(lab.poolDir, names.cat), { force: true });
+    const cat = "bench-cat.raw";
+    const openssh = await timed(() => run("ssh", [...sshArgs(lab), `cat > ${lab.poolDir}/${cat}`], { input: file }));
+    fs.rmSync(path.join(lab.poolDir, cat), { force: true });
 
-      virshLocal(["vol-create-as", lab.pool, names.virsh, String(GiB), "--format", "raw"]);
-      const virsh = await timed(() => run("virsh", ["-c", virshSshUri(lab, dir), "vol-upload", "--pool", lab.pool, names.virsh, file]));
-      virshLocal(["vol-delete", "--pool", lab.pool, names.virsh]);
+    const name = "bench-virsh.raw";
+    virshLocal(["vol-create-as", lab.pool, name, String(GiB), "--format", "raw"]);
+    const virsh = await timed(() => run("virsh", ["-c", virshSshUri(lab, dir), "vol-upload", "--pool", lab.pool, name, file]));
+    virshLocal(["vol-delete", "--pool", lab.pool, name]);
 
-      return [
-        { benchmark: "1 GiB upload vs OpenSSH `cat > file`", ours: fmtSeconds(ours.value.seconds), baseline: fmtSeconds(openssh.seconds),
-          ratio: openssh.seconds / ours.value.seconds, ratioOf: "OpenSSH time / ours", note: `ours: peak RSS growth ${ours.peakMiB.toFixed(0)} MiB` },
-        { benchmark: "1 GiB upload vs `virsh vol-upload` (qemu+ssh)", ours: fmtSeconds(ours.value.seconds), baseline: fmtSeconds(virsh.seconds),
-          ratio: virsh.seconds / ours.value.seconds, ratioOf: "virsh time / ours" },
-      ];
-    } finally {
-      await pool.closeAll();
-      fs.rmSync(file, { force: true });
-    }
+    const note = `ours: \`pulumi up\` minus ${fmtSeconds(startup)} of Pulumi start-up (the same up of a 1 MiB image)`;
+    return [
+      { benchmark: "1 GiB Image through `pulumi up` vs OpenSSH `cat > file` (goal ≥ 0.95)", ours: fmtSeconds(ours), baseline: fmtSeconds(openssh.seconds),
+        ratio: openssh.seconds / ours, ratioOf: "OpenSSH time / ours", note },
+      { benchmark: "1 GiB Image through `pulumi up` vs `virsh vol-upload` over qemu+ssh (goal ≥ 1.1)", ours: fmtSeconds(ours), baseline: fmtSeconds(virsh.seconds),
+        ratio: virsh.seconds / ours, ratioOf: "virsh time / ours", note },
+    ];
   },
 };

@@ -2,7 +2,6 @@
 // download). Sparse: runs of zero blocks become holes, coalesced across reads, so an
 // image that is mostly empty sends a fraction of its size and the daemon sees one hole
 // per run of zeros.
-import * as crypto from "crypto";
 import * as fs from "fs";
 import type { UploadChunk } from "../rpc/stream";
 
@@ -33,22 +32,33 @@ function zeroMap(data: Buffer, block: number, zero: Buffer): boolean[] {
 }
 
 /**
- * A file's bytes in reads of `readSize`. With `reuse`, every read fills the same buffer:
- * a consumer must be done with one before it asks for the next (an upload copies each
- * into its frames), and reading a gigabyte makes no garbage.
+ * A file's bytes in reads of `readSize`, the next read already running while the
+ * consumer works on the last (reading, even the zeros of a sparse file's holes, costs
+ * about as much as sending). With `reuse`, two buffers take turns: a consumer must be
+ * done with one before it asks for the next (an upload copies each into its frames),
+ * and reading a gigabyte makes no garbage.
  */
 export async function* fileReads(file: string, opts: { readSize?: number; reuse?: boolean } = {}): AsyncGenerator<Buffer> {
   const readSize = opts.readSize ?? 4 * 1024 * 1024;
   const fh = await fs.promises.open(file, "r");
-  let reused: Buffer | undefined;
+  const spare = opts.reuse ? [Buffer.allocUnsafe(readSize), Buffer.allocUnsafe(readSize)] : [];
+  const start = () => {
+    const buf = spare.pop() ?? Buffer.allocUnsafe(readSize);
+    return { buf, read: fh.read(buf, 0, readSize, null) };
+  };
+  let next = start();
   try {
     for (;;) {
-      const buf = opts.reuse ? (reused ??= Buffer.allocUnsafe(readSize)) : Buffer.allocUnsafe(readSize);
-      const { bytesRead } = await fh.read(buf, 0, readSize, null);
+      const { buf, read } = next;
+      const { bytesRead } = await read;
       if (bytesRead === 0) return;
+      // the buffer handed out last time is free again: the consumer asked for this one
+      next = start();
       yield buf.subarray(0, bytesRead);
+      if (opts.reuse) spare.push(buf);
     }
   } finally {
+    await next.read.catch(() => undefined);
     await fh.close();
   }
 }
@@ -88,12 +98,4 @@ export async function* uploadChunks(source: AsyncIterable<Buffer>, opts: { spars
 /** A file as upload chunks; each chunk is valid until the next is asked for. */
 export function fileChunks(file: string, opts: ChunkOptions): AsyncGenerator<UploadChunk> {
   return uploadChunks(fileReads(file, { readSize: opts.readSize, reuse: true }), opts);
-}
-
-/** Passes `source` through, feeding every byte to `hash` (one pass for upload and checksum). */
-export async function* hashing(source: AsyncIterable<Buffer>, hash: crypto.Hash): AsyncGenerator<Buffer> {
-  for await (const data of source) {
-    hash.update(data);
-    yield data;
-  }
 }

@@ -1,14 +1,14 @@
 // An Image's bytes as the upload reads them: a local file (its sha256 computed on
-// another core meanwhile, unless check already knows it), or an http(s) URL streamed
-// while it downloads and hashed as its bytes go by (no copy on disk; the download runs
-// at the upload's pace). The header is read from the first bytes; the sha256 is
-// verified before the image counts as made.
-import * as crypto from "crypto";
+// another core meanwhile, unless check already knows it), or an http(s) URL downloaded
+// and hashed on another thread while it uploads (no copy on disk; the download runs at
+// the upload's pace). The header is read from the first bytes; the sha256 is verified
+// before the image counts as made.
 import * as fs from "fs";
 import * as path from "path";
 import { KvmError } from "../errors";
-import { fileReads, hashing } from "./chunks";
-import { displayUrl, DownloadError, openDownload } from "./download";
+import { fileReads } from "./chunks";
+import { displayUrl, DownloadError } from "./download";
+import { downloadInThread } from "./download-thread";
 import { sha256File } from "./file-digest";
 import { HEAD_BYTES, ImageHeader, parseImageHeader, readImageHeader, UnsupportedImageFormat } from "./header";
 
@@ -60,28 +60,20 @@ async function peekHead(body: AsyncGenerator<Buffer>): Promise<{ head: Buffer; w
   return { head: Buffer.concat(first, have).subarray(0, HEAD_BYTES), whole: whole() };
 }
 
-/** An image URL streamed while it downloads; the size comes from the qcow2 header or Content-Length. */
+/** An image URL downloaded (and hashed) on another thread while it uploads; the size comes from the qcow2 header or Content-Length. */
 async function urlImage(url: string, host: string): Promise<ImageStream> {
-  let opened;
+  const download = await downloadInThread(url).catch((err) => { throw downloadFailure(err); });
   try {
-    opened = await openDownload(url);
-  } catch (err) {
-    throw downloadFailure(err);
-  }
-  const hash = crypto.createHash("sha256");
-  const hashed = hashing(opened.body, hash);
-  const close = async () => { await opened.body.return(undefined); };
-  try {
-    const { head, whole } = await peekHead(hashed);
-    const header = parseImageHeader(head, opened.length ?? 0);
-    if (header.format === "raw" && opened.length === undefined) {
+    const { head, whole } = await peekHead(download.body);
+    const header = parseImageHeader(head, download.length ?? 0);
+    if (header.format === "raw" && download.length === undefined) {
       throw new KvmError("permanent", `${displayUrl(url)} is a raw image and its server sends no Content-Length: the volume's size must be known before the upload`, {
         property: "source.url", host, fix: "Serve it with a Content-Length, convert it to qcow2, or download it and give source.path",
       });
     }
-    return { header, body: whole, close, sha256: async () => hash.digest("hex") };
+    return { header, body: whole, close: download.close, sha256: () => download.sha256 };
   } catch (err) {
-    await close();
+    await download.close();
     if (err instanceof UnsupportedImageFormat) throw new KvmError("permanent", err.message, { property: "source", host });
     throw downloadFailure(err);
   }

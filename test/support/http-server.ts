@@ -50,7 +50,7 @@ export class FileServer {
       res.write(half, () => res.destroy());
       return;
     }
-    fs.createReadStream(this.file, { start: from }).pipe(res);
+    fs.createReadStream(this.file, { start: from, highWaterMark: 1024 * 1024 }).pipe(res);
   }
 
   async close(): Promise<void> {

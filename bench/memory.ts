@@ -1,0 +1,37 @@
+// Peak memory of making a 4 GiB Image (10 % data), in this process: from a local file
+// and from an http URL. Buffers are reused and the download runs at the upload's pace,
+// so the growth stays far below the image's size whatever it is.
+import { imageProvider, ImageInputs } from "../provider/resources/image";
+import { checked } from "../test/support/checked";
+import { labHost } from "../test/support/hosts";
+import { FileServer } from "../test/support/http-server";
+import { LabEnv } from "../test/support/lab";
+import { Benchmark, withPeakRss } from "./harness";
+import { sparseFile } from "./sparse";
+
+export const memoryBenchmark: Benchmark = {
+  name: "memory",
+  async run(lab: LabEnv, dir: string) {
+    const { file } = sparseFile(dir);
+    const server = await FileServer.start(file);
+    try {
+      const peak = async (name: string, source: ImageInputs["source"]) => {
+        const inputs = await checked(imageProvider, { host: labHost(lab), name, source } as ImageInputs);
+        const made = await withPeakRss(() => imageProvider.create(inputs));
+        await imageProvider.delete(made.value.id, made.value.outs);
+        return made.peakMiB;
+      };
+      const fromFile = await peak(`bench-mem-file-${process.pid}`, { path: file });
+      const fromUrl = await peak(`bench-mem-url-${process.pid}`, { url: server.url("sparse-4g.raw") });
+      const worst = Math.max(fromFile, fromUrl);
+      return [{
+        benchmark: "peak RSS growth making a 4 GiB Image (goal ≤ 64 MiB)",
+        ours: `from a file ${fromFile.toFixed(0)} MiB, from an http URL ${fromUrl.toFixed(0)} MiB`,
+        baseline: "4096 MiB (the image's size)",
+        ratio: 4096 / worst, ratioOf: "image size / our worst peak growth",
+      }];
+    } finally {
+      await server.close();
+    }
+  },
+};
