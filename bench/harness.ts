@@ -41,12 +41,14 @@ export async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ value: T; 
   }
 }
 
+/** Runs a command; `input` is a file given as its stdin directly (as `cmd < file` would), not piped through this process. */
 export function run(cmd: string, args: string[], opts: { input?: string } = {}): Promise<void> {
   return new Promise((resolve, reject) => {
-    const p = spawn(cmd, args, { stdio: [opts.input ? "pipe" : "ignore", "ignore", "pipe"] });
+    const stdin = opts.input ? fs.openSync(opts.input, "r") : "ignore";
+    const p = spawn(cmd, args, { stdio: [stdin, "ignore", "pipe"] });
+    if (typeof stdin === "number") fs.closeSync(stdin);
     let err = "";
     p.stderr?.on("data", (d) => { err += d; });
-    if (opts.input) fs.createReadStream(opts.input).pipe(p.stdin!);
     p.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(" ")} exited ${code}: ${err}`))));
   });
 }
@@ -107,4 +109,21 @@ export async function imageUpSeconds(lab: LabEnv, source: { path: string } | { u
     await e.stack.destroy();
     await e.remove();
   }
+}
+
+/** Serves `file` over http from a child process (bench/serve-file.ts); the URL, and how to stop it. */
+export async function serveInChild(file: string): Promise<{ url: string; close(): void }> {
+  const child = spawn(process.execPath, [path.join(__dirname, "serve-file.js"), file], { stdio: ["ignore", "pipe", "inherit"] });
+  const base = await new Promise<string>((resolve, reject) => {
+    child.stdout!.once("data", (d) => resolve(String(d).trim()));
+    child.once("exit", (code) => reject(new Error(`serve-file exited ${code}`)));
+  });
+  return { url: `${base}${path.basename(file)}`, close: () => child.kill() };
+}
+
+/** The fastest of `n` runs: this lab shares 2 cores with sshd and libvirtd, so one run can be a slow one. */
+export async function bestOf(n: number, fn: () => Promise<number>): Promise<number> {
+  let best = Infinity;
+  for (let i = 0; i < n; i++) best = Math.min(best, await fn());
+  return best;
 }

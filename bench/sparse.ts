@@ -1,6 +1,6 @@
 // A 4 GiB raw image with 10 % data: our sparse upload (holes as STREAM_HOLE packets)
 // against `virsh vol-upload --sparse` over qemu+ssh:// of the same file, both the
-// transfer alone; and what each leaves allocated on the host.
+// transfer alone, each the best of two runs; and what each leaves allocated on the host.
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as path from "path";
@@ -8,7 +8,7 @@ import { fileChunks } from "../provider/image/chunks";
 import { HostPool } from "../provider/pool/host-pool";
 import { labHost } from "../test/support/hosts";
 import { LabEnv } from "../test/support/lab";
-import { Benchmark, fmtSeconds, run, timed, virshLocal, virshSshUri } from "./harness";
+import { Benchmark, bestOf, fmtSeconds, run, timed, virshLocal, virshSshUri } from "./harness";
 
 const MiB = 1024 * 1024;
 const SIZE = 4096 * MiB;
@@ -37,17 +37,18 @@ export const sparseBenchmark: Benchmark = {
       for (const n of Object.values(names)) virshLocal(["vol-create-as", lab.pool, n, String(SIZE), "--format", "raw"]);
       // both read the file once first, so neither pays for the page cache alone
       for await (const c of fileChunks(file, { sparse: true })) void c;
-      const ours = await timed(() => pool.run(host, async (lv) => {
+      let sent = 0;
+      const ours = await bestOf(2, async () => (await timed(() => pool.run(host, async (lv) => {
         const vol = await lv.lookupVolume(await lv.lookupPool(lab.pool), names.ours);
-        return lv.uploadVolume(vol, fileChunks(file, { sparse: true }), { sparse: true });
-      }));
-      const virsh = await timed(() => run("virsh", ["-c", virshSshUri(lab, dir), "vol-upload", "--sparse", "--pool", lab.pool, names.virsh, file]));
+        sent = (await lv.uploadVolume(vol, fileChunks(file, { sparse: true }), { sparse: true })).sent;
+      }))).seconds);
+      const virsh = await bestOf(2, async () => (await timed(() => run("virsh", ["-c", virshSshUri(lab, dir), "vol-upload", "--sparse", "--pool", lab.pool, names.virsh, file]))).seconds);
       const [oursAlloc, virshAlloc] = [allocation(names.ours, lab), allocation(names.virsh, lab)];
       return [{
         benchmark: "4 GiB raw image, 10 % data: sparse upload vs `virsh vol-upload --sparse` (goal ≥ 1.5; allocation ≤ 1.1× data)",
-        ours: `${fmtSeconds(ours.seconds)}, ${(ours.value.sent / MiB).toFixed(0)} MiB sent, ${(oursAlloc / MiB).toFixed(0)} MiB allocated (${(oursAlloc / dataBytes).toFixed(2)}× the data)`,
-        baseline: `${fmtSeconds(virsh.seconds)}, ${(virshAlloc / MiB).toFixed(0)} MiB allocated`,
-        ratio: virsh.seconds / ours.seconds, ratioOf: "virsh time / ours",
+        ours: `${fmtSeconds(ours)}, ${(sent / MiB).toFixed(0)} MiB sent, ${(oursAlloc / MiB).toFixed(0)} MiB allocated (${(oursAlloc / dataBytes).toFixed(2)}× the data)`,
+        baseline: `${fmtSeconds(virsh)}, ${(virshAlloc / MiB).toFixed(0)} MiB allocated`,
+        ratio: virsh / ours, ratioOf: "virsh time / ours",
       }];
     } finally {
       for (const n of Object.values(names)) {

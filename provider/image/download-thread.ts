@@ -17,7 +17,7 @@ export interface ThreadedDownload {
   close(): Promise<void>;
 }
 
-export async function downloadInThread(url: string, batchBytes = 4 * 1024 * 1024, window = 4): Promise<ThreadedDownload> {
+export async function downloadInThread(url: string, batchBytes = 1024 * 1024, window = 4): Promise<ThreadedDownload> {
   const job: DownloadJob = { url, batchBytes, window };
   const worker = new Worker(path.join(__dirname, "download-worker.js"), { workerData: job });
   const inbox: WorkerMessage[] = [];

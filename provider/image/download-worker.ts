@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     while (credit === 0) await new Promise<void>((r) => { granted = r; });
     credit--;
     // memory of its own (never the shared pool), so it can be transferred
-    const memory = free.pop() ?? new ArrayBuffer(job.batchBytes * 2);
+    const memory = size <= job.batchBytes ? free.pop() ?? new ArrayBuffer(job.batchBytes) : new ArrayBuffer(size);
     const batch = Buffer.from(memory, 0, size);
     let at = 0;
     for (const p of parts) at += p.copy(batch, at);
@@ -56,10 +56,9 @@ async function main(): Promise<void> {
   };
   for await (const chunk of opened.body) {
     hash.update(chunk);
+    if (size + chunk.length > job.batchBytes) await flush();
     parts.push(chunk);
     size += chunk.length;
-    // a batch is batchBytes or a little more (less than two: the chunks are small)
-    if (size >= job.batchBytes) await flush();
   }
   await flush();
   port.postMessage({ type: "end", sha256: hash.digest("hex") } satisfies WorkerMessage);

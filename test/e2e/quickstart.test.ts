@@ -46,9 +46,13 @@ for (const leg of testLegs()) {
       await e?.remove();
     });
 
-    it("previews the creation of image, volume and VM", async () => {
+    it("previews the creation of image, volume and VM, each shown by its kind", async () => {
       const p = await e.stack.preview();
       assert.deepStrictEqual(only(p.changeSummary), { create: 4 });
+      for (const kind of ["Image", "Volume", "Domain"]) {
+        assert.match(p.stdout, new RegExp(`\\+\\s+pulumi-nodejs:dynamic/kvm:${kind}\\s+${prefix}-`), `the preview names the ${kind}`);
+      }
+      assert.doesNotMatch(p.stdout, /pulumi-nodejs:dynamic:Resource/);
     });
 
     it("brings the VM up and outputs its IP", async () => {
