@@ -32,33 +32,41 @@ function zeroMap(data: Buffer, block: number, zero: Buffer): boolean[] {
 }
 
 /**
- * A file's bytes in reads of `readSize`, the next read already running while the
- * consumer works on the last (reading, even the zeros of a sparse file's holes, costs
- * about as much as sending). With `reuse`, two buffers take turns: a consumer must be
- * done with one before it asks for the next (an upload copies each into its frames),
- * and reading a gigabyte makes no garbage.
+ * A file's bytes in reads of `readSize`, with `ahead` more reads already running while
+ * the consumer works on one: reading the holes of a sparse file (as zeros) then overlaps
+ * sending its data, instead of alternating with it. With `reuse`, `ahead + 1` buffers
+ * take turns: a consumer must be done with one before it asks for the next (an upload
+ * copies each into its frames), and reading a gigabyte makes no garbage.
  */
-export async function* fileReads(file: string, opts: { readSize?: number; reuse?: boolean } = {}): AsyncGenerator<Buffer> {
+export async function* fileReads(file: string, opts: { readSize?: number; reuse?: boolean; ahead?: number } = {}): AsyncGenerator<Buffer> {
   const readSize = opts.readSize ?? 4 * 1024 * 1024;
+  const ahead = Math.max(1, opts.ahead ?? 4);
   const fh = await fs.promises.open(file, "r");
-  const spare = opts.reuse ? [Buffer.allocUnsafe(readSize), Buffer.allocUnsafe(readSize)] : [];
-  const start = () => {
-    const buf = spare.pop() ?? Buffer.allocUnsafe(readSize);
-    return { buf, read: fh.read(buf, 0, readSize, null) };
+  const size = (await fh.stat()).size;
+  const spare: Buffer[] = [];
+  let offset = 0;
+  const queue: { buf: Buffer; read: Promise<{ bytesRead: number }> }[] = [];
+  const refill = () => {
+    while (queue.length < ahead && offset < size) {
+      const buf = spare.pop() ?? Buffer.allocUnsafe(readSize);
+      // positioned: several reads are in flight at once
+      queue.push({ buf, read: fh.read(buf, 0, Math.min(readSize, size - offset), offset) });
+      offset += readSize;
+    }
   };
-  let next = start();
   try {
-    for (;;) {
-      const { buf, read } = next;
+    refill();
+    while (queue.length > 0) {
+      const { buf, read } = queue.shift()!;
       const { bytesRead } = await read;
       if (bytesRead === 0) return;
-      // the buffer handed out last time is free again: the consumer asked for this one
-      next = start();
+      refill();
       yield buf.subarray(0, bytesRead);
+      // the consumer asked for the next one: it is done with this buffer
       if (opts.reuse) spare.push(buf);
     }
   } finally {
-    await next.read.catch(() => undefined);
+    await Promise.all(queue.map((q) => q.read.catch(() => undefined)));
     await fh.close();
   }
 }

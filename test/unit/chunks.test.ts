@@ -1,8 +1,9 @@
 import * as assert from "assert";
+import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { fileChunks } from "../../provider/image/chunks";
+import { fileChunks, fileReads } from "../../provider/image/chunks";
 
 async function collect(file: string, sparse: boolean, readSize?: number) {
   const out = [];
@@ -36,5 +37,20 @@ describe("fileChunks", () => {
     const chunks = await collect(file, false);
     assert.ok(chunks.every((c) => "data" in c));
     assert.strictEqual(chunks.reduce((n, c) => n + ("data" in c ? c.data.length : 0), 0), 100000);
+  });
+
+  it("reads a file several reads ahead into a few reused buffers, in order", async () => {
+    const file = path.join(dir, "ahead");
+    const content = crypto.randomBytes(10 * 1024 * 1024 + 123);
+    fs.writeFileSync(file, content);
+    const copies: Buffer[] = [];
+    const buffers = new Set<ArrayBufferLike>();
+    for await (const b of fileReads(file, { readSize: 1024 * 1024, ahead: 3, reuse: true })) {
+      copies.push(Buffer.from(b));
+      buffers.add(b.buffer);
+    }
+    assert.ok(Buffer.concat(copies).equals(content));
+    assert.strictEqual(copies.length, 11);
+    assert.ok(buffers.size <= 4, `${buffers.size} buffers for 3 reads ahead`);
   });
 });
