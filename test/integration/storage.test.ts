@@ -64,10 +64,17 @@ describe("Image and Volume", function () {
     assert.match(virsh(["vol-dumpxml", "--pool", lab.pool, img.name]), /<format type='qcow2'\/>/);
   });
 
-  it("uploads from a URL, verifying the checksum", async () => {
+  it("uploads from a URL, verifying the checksum, with nothing staged on disk (an unusable TMPDIR)", async () => {
     const lab = labEnv();
-    const img = await image(`${tag}-url.qcow2`, { url: server.url(), sha256: sha256(lab.image) });
-    assert.strictEqual(img.sha256, sha256(lab.image));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = path.join(tmp, "no-such-dir", "tmp");
+    try {
+      const img = await image(`${tag}-url.qcow2`, { url: server.url(), sha256: sha256(lab.image) });
+      assert.strictEqual(img.sha256, sha256(lab.image));
+      assert.strictEqual(img.format, "qcow2");
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR; else process.env.TMPDIR = saved;
+    }
   });
 
   it("refuses a URL's bytes with a wrong checksum, and deletes the volume they streamed into", async () => {

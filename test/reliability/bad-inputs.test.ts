@@ -3,6 +3,7 @@
 // named and a fix suggested: never a stack trace, never a hang, and the host's volume
 // and domain lists unchanged.
 import * as assert from "assert";
+import * as crypto from "crypto";
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
@@ -30,7 +31,6 @@ interface Case {
   property: string;
   /** The fix (or the precise reason) the message must carry. */
   says: RegExp;
-  env?: (ctx: Ctx) => Record<string, string>;
 }
 
 interface Ctx {
@@ -40,6 +40,8 @@ interface Ctx {
   url: string;
   /** Serves a qcow2 whose header names /etc/shadow as its backing file. */
   hostileUrl: string;
+  lengthlessRawUrl: string;
+  unresumableUrl: string;
   baseImage: string;
 }
 
@@ -94,8 +96,8 @@ const cases: Case[] = [
   { what: "a downloaded qcow2 naming a backing file", kind: "image", inputs: (c) => ({ source: { url: c.hostileUrl } }), at: "create", property: "source", says: /names a backing file \("\/etc\/shadow"\)/ },
   { what: "a VMDK image", kind: "image", inputs: (c) => ({ source: { path: path.join(c.tmp, "disk.vmdk") } }), at: "check", property: "source.path", says: /vmdk.*qemu-img convert/s },
   { what: "a missing pool", kind: "image", inputs: () => ({ pool: "no-such-pool" }), at: "check", property: "pool", says: /does not exist.*pool-define-as/s },
-  { what: "a read-only TMPDIR for a download", kind: "image", inputs: (c) => ({ source: { url: c.url } }), at: "create", property: "source.url", says: /read-only.*TMPDIR/s, env: (c) => ({ TMPDIR: path.join(c.tmp, "ro") }) },
-  { what: "a full TMPDIR for a download", kind: "image", inputs: (c) => ({ source: { url: c.url } }), at: "create", property: "source.url", says: /ENOSPC.*TMPDIR/s, env: (c) => ({ TMPDIR: path.join(c.tmp, "full") }) },
+  { what: "a raw image served without Content-Length", kind: "image", inputs: (c) => ({ source: { url: c.lengthlessRawUrl } }), at: "create", property: "source.url", says: /sends no Content-Length.*give source\.path/s },
+  { what: "a download that breaks on a server that cannot resume", kind: "image", inputs: (c) => ({ source: { url: c.unresumableUrl } }), at: "create", property: "source.url", says: /cannot resume there.*starts over on the next run/s },
   // Volume
   { what: "a unit-less size", kind: "volume", inputs: () => ({ capacity: "20" }), at: "check", property: "capacity", says: /with a unit/ },
   { what: "a zero size", kind: "volume", inputs: () => ({ capacity: 0 }), at: "check", property: "capacity", says: /positive/ },
@@ -136,7 +138,8 @@ describe("bad inputs", function () {
   let ctx: Ctx;
   let server: FileServer;
   let hostile: FileServer;
-  const mounts: string[] = [];
+  let lengthless: FileServer;
+  let unresumable: FileServer;
 
   before(async () => {
     const lab = labEnv();
@@ -151,22 +154,24 @@ describe("bad inputs", function () {
     fs.writeFileSync(path.join(tmp, "kh-revoked"), [...trusted, ...trusted.map((l) => `@revoked ${l}`)].join("\n") + "\n");
     fs.writeFileSync(path.join(tmp, "kh-marker"), trusted.map((l) => `@trusted ${l}`).join("\n") + "\n");
     fs.writeFileSync(path.join(tmp, "disk.vmdk"), Buffer.concat([Buffer.from("KDMV"), Buffer.alloc(1020)]));
-    // a read-only and a full temp directory (tmpfs: root is not exempt from either)
-    for (const [dir, opts] of [["ro", "ro,size=1m"], ["full", "size=64k"]]) {
-      fs.mkdirSync(path.join(tmp, dir));
-      execFileSync("mount", ["-t", "tmpfs", "-o", opts, "tmpfs", path.join(tmp, dir)]);
-      mounts.push(path.join(tmp, dir));
-    }
+    // a raw image its server sends without a length; a server that breaks every body and cannot resume
+    fs.writeFileSync(path.join(tmp, "raw.img"), crypto.randomBytes(1024 * 1024));
+    lengthless = await FileServer.start(path.join(tmp, "raw.img"));
+    lengthless.lengthless = true;
+    unresumable = await FileServer.start(lab.image);
+    unresumable.ranges = false;
+    unresumable.alwaysTruncate = true;
     const baseImage = `bad-input-base-${process.pid}.qcow2`;
     execFileSync("virsh", ["-q", "-c", "qemu:///system", "vol-create-as", lab.pool, baseImage, "64M", "--format", "qcow2"]);
-    ctx = { lab, host: labHost(lab), tmp, url: server.url(), hostileUrl: hostile.url(), baseImage };
+    ctx = { lab, host: labHost(lab), tmp, url: server.url(), hostileUrl: hostile.url(), lengthlessRawUrl: lengthless.url("raw.img"), unresumableUrl: unresumable.url(), baseImage };
   });
 
   after(async () => {
-    for (const m of mounts) execFileSync("umount", [m]);
     execFileSync("virsh", ["-q", "-c", "qemu:///system", "vol-delete", "--pool", labEnv().pool, ctx.baseImage]);
     await server.close();
     await hostile.close();
+    await lengthless.close();
+    await unresumable.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -178,27 +183,21 @@ describe("bad inputs", function () {
       const domains = domainNames();
       const provider = providers[c.kind];
       const news = { ...valid(ctx, c.kind), ...c.inputs(ctx) };
-      const saved: Record<string, string | undefined> = {};
-      for (const [k, v] of Object.entries(c.env?.(ctx) ?? {})) { saved[k] = process.env[k]; process.env[k] = v; }
       const hang = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("hung for 60 s")), 60_000).unref());
-      try {
-        const checked = await Promise.race([provider.check(undefined, news), hang]);
-        if (c.at === "check") {
-          const f = checked.failures.find((x) => x.property === c.property);
-          assert.ok(f, `no failure on ${c.property}: ${JSON.stringify(checked.failures)}`);
-          assert.match(f.reason, c.says);
-          assert.doesNotMatch(f.reason, /\n\s+at /, "no stack trace");
-        } else {
-          assert.deepStrictEqual(checked.failures, [], "only the host can tell this one");
-          let err: Error | undefined;
-          try { await Promise.race([provider.create(checked.inputs), hang]); } catch (e) { err = e as Error; }
-          assert.ok(err, "create must fail");
-          assert.ok(err.message.includes(c.property), `names ${c.property}: ${err.message}`);
-          assert.match(err.message, c.says);
-          assert.doesNotMatch(err.message, /\n\s+at /, "no stack trace");
-        }
-      } finally {
-        for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
+      const checked = await Promise.race([provider.check(undefined, news), hang]);
+      if (c.at === "check") {
+        const f = checked.failures.find((x) => x.property === c.property);
+        assert.ok(f, `no failure on ${c.property}: ${JSON.stringify(checked.failures)}`);
+        assert.match(f.reason, c.says);
+        assert.doesNotMatch(f.reason, /\n\s+at /, "no stack trace");
+      } else {
+        assert.deepStrictEqual(checked.failures, [], "only the host can tell this one");
+        let err: Error | undefined;
+        try { await Promise.race([provider.create(checked.inputs), hang]); } catch (e) { err = e as Error; }
+        assert.ok(err, "create must fail");
+        assert.ok(err.message.includes(c.property), `names ${c.property}: ${err.message}`);
+        assert.match(err.message, c.says);
+        assert.doesNotMatch(err.message, /\n\s+at /, "no stack trace");
       }
       assert.deepStrictEqual(volumeNames(ctx.lab), volumes, "volumes unchanged");
       assert.deepStrictEqual(domainNames(), domains, "domains unchanged");

@@ -12,6 +12,10 @@ export class FileServer {
   faults: Fault[] = [];
   /** Whether Range requests get their 206 answer (else the whole file, 200). */
   ranges = true;
+  /** Answers without Content-Length (chunked), as some servers and proxies do. */
+  lengthless = false;
+  /** Every answer breaks halfway, not only those `faults` names. */
+  alwaysTruncate = false;
   /** The Range header of each request ("" for none). */
   readonly ranged: string[] = [];
   private readonly server: http.Server;
@@ -39,9 +43,10 @@ export class FileServer {
     this.ranged.push(req.headers.range ?? "");
     const m = this.ranges ? /^bytes=(\d+)-$/.exec(req.headers.range ?? "") : null;
     const from = m ? Number(m[1]) : 0;
-    if (m) res.writeHead(206, { "content-length": String(size - from), "content-range": `bytes ${from}-${size - 1}/${size}` });
-    else res.writeHead(200, { "content-length": String(size), "accept-ranges": this.ranges ? "bytes" : "none" });
-    if (fault === "truncate") {
+    const length = this.lengthless ? {} : { "content-length": String(size - from) };
+    if (m) res.writeHead(206, { ...length, "content-range": `bytes ${from}-${size - 1}/${size}` });
+    else res.writeHead(200, { ...length, "accept-ranges": this.ranges ? "bytes" : "none" });
+    if (fault === "truncate" || this.alwaysTruncate) {
       // half of what this answer owes, then a reset
       const fd = fs.openSync(this.file, "r");
       const half = Buffer.alloc(Math.floor((size - from) / 2));
