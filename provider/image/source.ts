@@ -62,7 +62,7 @@ async function peekHead(body: AsyncGenerator<Buffer>): Promise<{ head: Buffer; w
 
 /** An image URL downloaded (and hashed) on another thread while it uploads; the size comes from the qcow2 header or Content-Length. */
 async function urlImage(url: string, host: string): Promise<ImageStream> {
-  const download = await downloadInThread(url).catch((err) => { throw downloadFailure(err); });
+  const download = await downloadInThread(url);
   try {
     const { head, whole } = await peekHead(download.body);
     const header = parseImageHeader(head, download.length ?? 0);
@@ -74,8 +74,7 @@ async function urlImage(url: string, host: string): Promise<ImageStream> {
     return { header, body: whole, close: download.close, sha256: () => download.sha256 };
   } catch (err) {
     await download.close();
-    if (err instanceof UnsupportedImageFormat) throw new KvmError("permanent", err.message, { property: "source", host });
-    throw downloadFailure(err);
+    throw err;
   }
 }
 
@@ -87,18 +86,15 @@ export function downloadFailure(err: unknown): unknown {
   });
 }
 
-/** Opens an Image's source for one upload pass. */
+/** Opens an Image's source for one upload pass; a refused header or a failed download names the input. */
 export async function openImage(source: ImageSource, host: string): Promise<ImageStream> {
-  if (source.path) {
-    try {
-      return fileImage(sourceFile(source.path));
-    } catch (err) {
-      if (err instanceof UnsupportedImageFormat) throw new KvmError("permanent", err.message, { property: "source", host });
-      throw err;
-    }
+  if (!source.path && !source.url) throw new KvmError("permanent", "give source.path or source.url", { property: "source" });
+  try {
+    return source.path ? fileImage(sourceFile(source.path)) : await urlImage(source.url!, host);
+  } catch (err) {
+    if (err instanceof UnsupportedImageFormat) throw new KvmError("permanent", err.message, { property: "source", host });
+    throw downloadFailure(err);
   }
-  if (source.url) return urlImage(source.url, host);
-  throw new KvmError("permanent", "give source.path or source.url", { property: "source" });
 }
 
 /** Refuses bytes whose sha256 is not the one the program gave; nothing counts as made. */

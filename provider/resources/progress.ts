@@ -7,10 +7,14 @@ export function progressReporter(host: string, what: string, total: number, ever
   let last = started;
   return (p) => {
     const now = Date.now();
-    if (now - last < everyMs && p.covered < total) return;
+    if (now - last < everyMs && (total === 0 || p.covered < total)) return;
     last = now;
     const seconds = Math.max(0.001, (now - started) / 1000);
-    const pct = total > 0 ? Math.min(100, (p.covered / total) * 100) : 100;
-    log(`host=${host} upload ${what} ${pct.toFixed(0)}% ${(p.sent / 2 ** 20 / seconds).toFixed(1)} MiB/s sent (${(p.covered / 2 ** 20).toFixed(0)} of ${(total / 2 ** 20).toFixed(0)} MiB)`, 0);
+    const rate = `${(p.sent / 2 ** 20 / seconds).toFixed(1)} MiB/s sent`;
+    const mib = (n: number) => (n / 2 ** 20).toFixed(0);
+    // a download without Content-Length has no known total: no percentage to show
+    log(total > 0
+      ? `host=${host} upload ${what} ${Math.min(100, (p.covered / total) * 100).toFixed(0)}% ${rate} (${mib(p.covered)} of ${mib(total)} MiB)`
+      : `host=${host} upload ${what} ${mib(p.covered)} MiB so far, ${rate}`, 0);
   };
 }

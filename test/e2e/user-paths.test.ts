@@ -3,11 +3,13 @@
 // directory, a rotated key, a pinned MAC reused, a name already taken on the host.
 // Every object is named with a per-run tag (test/programs/user).
 import * as assert from "assert";
+import * as crypto from "crypto";
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { e2eStack, E2eStack } from "../support/pulumi";
+import { FileServer } from "../support/http-server";
 import { labEnv } from "../support/lab";
 import { legEnv, legProject, programIn, testLegs } from "../support/package";
 import { domainNames, leases, virsh, volumeNames } from "../support/virsh";
@@ -75,6 +77,23 @@ for (const leg of testLegs()) {
         assert.deepStrictEqual(only((await e.stack.preview()).changeSummary), { same: 4 });
       } finally {
         await finish(e);
+      }
+    });
+
+    it("makes an Image from an http URL (streamed, checksum verified) and its overlay, then previews no diff", async () => {
+      const lab = labEnv();
+      const server = await FileServer.start(lab.image);
+      const digest = crypto.createHash("sha256").update(fs.readFileSync(lab.image)).digest("hex");
+      const e = await userStack({ imageUrl: server.url(), imageSha256: digest });
+      try {
+        const up = await e.stack.up();
+        assert.strictEqual(up.summary.result, "succeeded");
+        assert.strictEqual(up.outputs.imageSha256.value, digest);
+        assert.ok(volumeNames(lab).includes(`${e.prefix}-image`));
+        assert.deepStrictEqual(only((await e.stack.preview()).changeSummary), { same: 3 });
+      } finally {
+        await finish(e);
+        await server.close();
       }
     });
 

@@ -3,6 +3,7 @@
 // config names it.
 //   prefix      names of every object (a per-run tag)
 //   imagePath   the Image's source.path as written (may be relative: "./img.qcow2")
+//   imageUrl, imageSha256  the Image from an http(s) URL instead (sha256 optional)
 //   disk        "overlay" (default: over the Image) | "blank"
 //   capacity    the Volume's capacity (digits: a number of bytes); absent: the image's size
 //   domain      "none" | "minimal" (one disk, nothing else) | "net" (a NIC, waitForIp)
@@ -32,7 +33,11 @@ const host: kvm.HostArgs = {
   knownHostsPath: lab.KVM_LAB_KNOWN_HOSTS,
 };
 
-const image = new kvm.Image(`${prefix}-image`, { host, source: { path: config.get("imagePath") ?? lab.KVM_LAB_IMAGE } });
+const imageUrl = config.get("imageUrl");
+const image = new kvm.Image(`${prefix}-image`, {
+  host,
+  source: imageUrl ? { url: imageUrl, sha256: config.get("imageSha256") } : { path: config.get("imagePath") ?? lab.KVM_LAB_IMAGE },
+});
 const capacity = config.get("capacity");
 const disk = config.get("disk") === "blank"
   ? new kvm.Volume(`${prefix}-disk`, { host, capacity: /^\d+$/.test(capacity ?? "") ? Number(capacity) : capacity })
