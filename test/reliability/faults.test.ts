@@ -10,6 +10,7 @@ import * as os from "os";
 import * as path from "path";
 import { classify } from "../../provider/errors";
 import { checkHost } from "../../provider/health/check";
+import { setLogSink } from "../../provider/log";
 import { hostPool } from "../../provider/pool/host-pool";
 import { domainProvider, DomainInputs, DomainOutputs } from "../../provider/resources/domain";
 import { imageProvider, ImageInputs, ImageOutputs } from "../../provider/resources/image";
@@ -106,9 +107,23 @@ describe("faults", function () {
     const disk = await diskFor(host, known, tag);
     const inputs = await checked(domainProvider, { host, name: `${tag}-vm`, type: "qemu", memory: "256MiB", shutdownTimeout: "10s",
       disks: [{ volume: disk.name }], networkInterfaces: [{ network: lab.network }], waitForIp: { timeout: "120s", source: "lease" } } as DomainInputs);
+    // the reset comes once the create has its start reply and asks for addresses (a VM libvirt
+    // reports running before the reply reached us is a start whose outcome is unknown)
+    const trace: string[] = [];
+    process.env.PULUMI_KVM_LOG = "1";
+    setLogSink((l) => trace.push(l));
+    const waiting = () => {
+      const started = trace.findIndex((l) => l.includes("rpc=virDomainCreateWithFlags") && !l.includes("error="));
+      return started >= 0 && trace.slice(started).some((l) => l.includes("rpc=virDomainInterfaceAddresses"));
+    };
     const creating = domainProvider.create(inputs).then(() => undefined, (e: Error & { id?: string; properties?: DomainOutputs; reasons?: string[] }) => e);
-    const state = () => { try { return virsh(["domstate", `${tag}-vm`]); } catch { return "undefined"; } };
-    for (let i = 0; i < 300 && state() !== "running"; i++) await new Promise((r) => setTimeout(r, 100));
+    try {
+      for (let i = 0; i < 600 && !waiting(); i++) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      delete process.env.PULUMI_KVM_LOG;
+      setLogSink(undefined);
+    }
+    assert.ok(waiting(), "the create did not reach its wait for the IP");
     proxy.reset();
     const err = await creating;
     assert.ok(err, "the create could not observe the VM");
