@@ -26,9 +26,12 @@ export interface NetworkInterfaceArgs {
   model?: pulumi.Input<string>;
 }
 
+/** The NoCloud seed; stored as a secret whenever any part is given. */
 export interface CloudInitArgs {
-  /** user-data (a secret). */
+  /** user-data. */
   userData?: pulumi.Input<string>;
+  /** vendor-data: what a platform adds, merged by cloud-init under user-data. */
+  vendorData?: pulumi.Input<string>;
   /** Extra meta-data lines; instance-id and local-hostname are set by pulumi-kvm. */
   metaData?: pulumi.Input<string>;
   networkConfig?: pulumi.Input<string>;
@@ -98,7 +101,7 @@ export class Domain extends pulumi.dynamic.Resource {
     const disks = Array.isArray(args.disks) ? args.disks.map(diskInput)
       : pulumi.output(args.disks).apply((list) => pulumi.all((list as unknown as DiskArgs[]).map(diskInput)));
     const cloudInit = args.cloudInit === undefined ? undefined
-      : pulumi.output(args.cloudInit).apply((c: any) => (c?.userData ? pulumi.secret(c) : c));
+      : pulumi.output(args.cloudInit).apply((c: any) => (c && Object.values(c).some((v) => v !== undefined) ? pulumi.secret(c) : c));
     super(providerShim, name, {
       ...args, host: hostInput(args.host), disks, cloudInit, resourceName: name, name: args.name,
       kvmKind: "Domain", uuid: undefined, state: undefined, interfaces: undefined, ipAddress: undefined, seedVolume: undefined, seedPool: undefined,

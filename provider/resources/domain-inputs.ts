@@ -153,7 +153,7 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
   if (news.cloudInit !== undefined && !isUnknown(news.cloudInit)) {
     const c = news.cloudInit;
     if (c.hostname !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9-]{0,62})$/.test(c.hostname)) bad("cloudInit.hostname", `"${c.hostname}" is not a host name (letters, digits, "-", at most 63)`);
-    for (const k of ["userData", "metaData", "networkConfig"] as const) {
+    for (const k of ["userData", "vendorData", "metaData", "networkConfig"] as const) {
       if (c[k] !== undefined && typeof c[k] !== "string") bad(`cloudInit.${k}`, "must be a string");
     }
   }

@@ -85,6 +85,9 @@ export function domainXml(spec: DomainSpec): string {
   dom.ele("vcpu").txt(String(spec.vcpu));
   const os = dom.ele("os", spec.firmware === "uefi" ? { firmware: "efi" } : {});
   os.ele("type", { arch: "x86_64", ...(spec.machine ? { machine: spec.machine } : {}) }).txt("hvm");
+  // without secure boot, whatever the machine type: libvirt would otherwise pick the
+  // firmware with enrolled keys on q35, which refuses any unsigned bootloader
+  if (spec.firmware === "uefi") os.ele("firmware").ele("feature", { enabled: "no", name: "secure-boot" });
   if (spec.kernel) {
     os.ele("kernel").txt(spec.kernel);
     if (spec.initrd) os.ele("initrd").txt(spec.initrd);

@@ -18,6 +18,8 @@ export interface LabEnv {
   networkNoDhcp: string;
   netns: string;
   image: string;
+  /** The Debian cloud image (real cloud-init, boots by itself under BIOS and UEFI). */
+  cloudImage: string;
   kernel: string;
   initrd: string;
   sshdLog: string;
@@ -68,6 +70,7 @@ export function labEnv(): LabEnv {
     networkNoDhcp: need("KVM_LAB_NETWORK_NODHCP"),
     netns: need("KVM_LAB_NETNS"),
     image: need("KVM_LAB_IMAGE"),
+    cloudImage: need("KVM_LAB_CLOUD_IMAGE"),
     kernel: need("KVM_LAB_KERNEL"),
     initrd: need("KVM_LAB_INITRD"),
     sshdLog: need("KVM_LAB_SSHD_LOG"),

@@ -2,6 +2,7 @@
 // reading it is proven in the Domain tests).
 import * as assert from "assert";
 import { execFileSync } from "child_process";
+import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -38,6 +39,22 @@ describe("seed ISO", () => {
     assert.ok(again.iso.equals(seed.iso));
     const other = buildSeed({ userData: userData + "#\n", hostname: "web-1" }, "fallback");
     assert.notStrictEqual(other.instanceId, seed.instanceId);
+  });
+
+  it("writes vendor-data when given; without it the instance-id is what seeds before vendor-data had", () => {
+    const base = { userData, hostname: "web-1" };
+    const plain = buildSeed(base, "fallback");
+    // the instance-id of this seed as the previous release computed it (sha256 of the four parts)
+    const before = crypto.createHash("sha256").update(JSON.stringify([userData, "", "", "web-1"])).digest("hex").slice(0, 16);
+    assert.strictEqual(plain.instanceId, `i-${before}`);
+    const vendorData = "#cloud-config\nruncmd:\n  - [touch, /run/vendor]\n";
+    const withVendor = buildSeed({ ...base, vendorData }, "fallback");
+    assert.notStrictEqual(withVendor.instanceId, plain.instanceId, "vendor-data is part of the content");
+    const vfile = path.join(dir, "vendor.iso");
+    fs.writeFileSync(vfile, withVendor.iso);
+    assert.strictEqual(execFileSync("isoinfo", ["-J", "-x", "/vendor-data", "-i", vfile], { encoding: "utf8" }), vendorData);
+    const joliet = execFileSync("isoinfo", ["-J", "-f", "-i", file], { encoding: "utf8" });
+    assert.doesNotMatch(joliet, /vendor-data/, "no vendor-data file unless given");
   });
 
   it("makes unique 8.3 primary names and refuses names it cannot write", () => {

@@ -1,0 +1,127 @@
+// A distribution-style cloud image with the real cloud-init, through the real CLI: the
+// lab's Debian 12 image (its own bootloader, Debian's cloud-init and qemu-guest-agent)
+// boots under BIOS and UEFI side by side. The test logs into each guest with the key its
+// user-data installed and reads what cloud-init did; an update keeps each guest's identity
+// and the UEFI NVRAM; destroy removes everything, NVRAM included.
+// One leg: the guest, not the Node/SDK pair, is under test here.
+import * as assert from "assert";
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { e2eStack, E2eStack } from "../support/pulumi";
+import { labEnv } from "../support/lab";
+import { legEnv, legProject, programIn, testLegs } from "../support/package";
+import { domainNames, virsh, volumeNames } from "../support/virsh";
+import { assertDomainXmlValid } from "../support/xml-schema";
+
+const leg = testLegs()[0];
+const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
+
+describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS and UEFI`, function () {
+  this.timeout(1_800_000);
+  const tag = `ci${process.pid}`;
+  const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), "guest-key-"));
+  const key = path.join(keyDir, "id_ed25519");
+  let e: E2eStack | undefined;
+  let volumesBefore: string[];
+  let domainsBefore: string[];
+
+  /** A command in the guest, over SSH from the lab's namespace, as the default user "debian". */
+  function inGuest(ip: string, command: string): string {
+    return execFileSync("ip", ["netns", "exec", labEnv().netns, "ssh", "-q", "-i", key, "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
+      "-o", "UserKnownHostsFile=/dev/null", "-o", "ConnectTimeout=10", `debian@${ip}`, command], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 600_000 }).trim();
+  }
+  /** Waits for the guest's sshd (cloud-init makes its host keys on first boot). */
+  async function login(ip: string): Promise<void> {
+    let last = "";
+    for (const until = Date.now() + 300_000; Date.now() < until;) {
+      try { inGuest(ip, "true"); return; } catch (err) { last = String((err as { stderr?: string }).stderr ?? err); }
+      await new Promise((r) => setTimeout(r, 3000));
+    }
+    throw new Error(`no SSH login to debian@${ip} with the user-data key within 5 min: ${last}`);
+  }
+  // the running definition: libvirt 9.0 picks the firmware and the NVRAM path at start
+  const nvramOf = (vm: string) => /<nvram[^>]*>([^<]+)<\/nvram>/.exec(virsh(["dumpxml", vm]))?.[1];
+
+  before(async () => {
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "e2e-guest", "-f", key]);
+    volumesBefore = volumeNames(labEnv());
+    domainsBefore = domainNames();
+    const dir = programIn(legProject(leg), "cloud", { "Pulumi.yaml": "test/programs/cloud/Pulumi.yaml", "index.ts": "test/programs/cloud/index.ts" });
+    e = await e2eStack(dir, `cloud${tag}`, { prefix: tag, memory: "1024", publicKey: fs.readFileSync(`${key}.pub`, "utf8").trim() }, legEnv(legProject(leg)));
+  });
+  after(async () => {
+    if (e) {
+      await e.stack.destroy().catch(() => undefined);
+      await e.remove();
+    }
+    fs.rmSync(keyDir, { recursive: true, force: true });
+  });
+
+  it("boots under both firmwares, runs user-data, vendor-data and network-config, and keeps the guest across an update; destroy leaves nothing", async () => {
+    const stack = e!.stack;
+    const started = Date.now();
+    const up = await stack.up();
+    const upSeconds = (Date.now() - started) / 1000;
+    assert.strictEqual(up.summary.result, "succeeded");
+    const ips = up.outputs.ips.value as string[];
+    const uuids = up.outputs.uuids.value as string[];
+    const firmwares = ["bios", "uefi"] as const;
+    const doneAt: Record<string, number> = {};
+    const instanceIds: Record<string, string> = {};
+    for (const [i, fw] of firmwares.entries()) {
+      const vm = `${tag}-${fw}`;
+      assert.match(ips[i], /^192\.168\.15[01]\.\d+$/, `${fw}: waitForIp (${i === 0 ? "lease" : "agent"}) gave an address`);
+      assertDomainXmlValid(vm);
+      await login(ips[i]);
+      const status = inGuest(ips[i], "cloud-init status --wait --long");
+      doneAt[fw] = (Date.now() - started) / 1000;
+      assert.match(status, /^status: done$/m, `${fw}: ${status}`);
+      const result = JSON.parse(inGuest(ips[i], "sudo cat /var/lib/cloud/data/result.json")) as { v1: { errors: string[]; datasource: string } };
+      assert.deepStrictEqual(result.v1.errors, [], `${fw}: cloud-init reported errors`);
+      assert.match(result.v1.datasource, /NoCloud/);
+      assert.strictEqual(inGuest(ips[i], "hostname"), `e2e-${fw}`);
+      assert.strictEqual(inGuest(ips[i], "cat /etc/pulumi-kvm-e2e"), `written for ${fw}`);
+      assert.strictEqual(inGuest(ips[i], "cat /var/lib/pulumi-kvm-runcmd"), "ran", "user-data's runcmd ran once");
+      assert.strictEqual(inGuest(ips[i], "cat /var/lib/pulumi-kvm-vendor"), "vendor", "vendor-data's script ran");
+      assert.match(inGuest(ips[i], "ip -4 -o addr show"), new RegExp(`inet 192\\.168\\.151\\.${21 + i}/24`), `${fw}: the static address of network-config on NIC 2`);
+      assert.match(inGuest(ips[i], "ip -4 -o addr show"), /inet 192\.168\.150\.\d+\/24/, `${fw}: a DHCP address on NIC 1`);
+      assert.strictEqual(inGuest(ips[i], "test -d /sys/firmware/efi && echo uefi || echo bios"), fw, "booted by the firmware asked for");
+      instanceIds[fw] = inGuest(ips[i], "cat /var/lib/cloud/data/instance-id");
+    }
+    // the agent's view: the address waitForIp returned for the UEFI VM is one the agent reports
+    assert.ok(virsh(["domifaddr", `${tag}-uefi`, "--source", "agent"]).includes(ips[1]), "the agent reports the UEFI VM's address");
+    console.log(`      boot times, both VMs at once (1 vCPU each, software emulation): up with both IPs ${upSeconds.toFixed(0)} s; cloud-init done: BIOS ${doneAt.bios.toFixed(0)} s, UEFI ${doneAt.uefi.toFixed(0)} s`);
+
+    // UEFI: libvirt made the NVRAM; the first boot wrote its boot entries into it
+    const nvram = nvramOf(`${tag}-uefi`);
+    assert.ok(nvram && fs.existsSync(nvram), `the UEFI VM has an NVRAM file (${nvram})`);
+    const inode = fs.statSync(nvram).ino;
+    assert.strictEqual(nvramOf(`${tag}-bios`), undefined, "no NVRAM for BIOS");
+
+    // an update: more memory; the same VMs, the same instance-id (cloud-init does not run again), the NVRAM kept
+    await stack.setConfig("memory", { value: "1152" });
+    const update = await stack.up();
+    assert.deepStrictEqual(only(update.summary.resourceChanges ?? {}), { same: 4, update: 2 });
+    assert.deepStrictEqual(update.outputs.uuids.value, uuids, "updated in place");
+    for (const [i, fw] of firmwares.entries()) {
+      const ip = (update.outputs.ips.value as string[])[i];
+      assert.match(virsh(["dominfo", `${tag}-${fw}`]), /Max memory:\s+1179648 KiB/);
+      await login(ip);
+      inGuest(ip, "cloud-init status --wait");
+      assert.strictEqual(inGuest(ip, "cat /var/lib/cloud/data/instance-id"), instanceIds[fw], `${fw}: the same instance`);
+      assert.strictEqual(inGuest(ip, "cat /var/lib/pulumi-kvm-runcmd"), "ran", `${fw}: runcmd did not run again`);
+      assert.match(inGuest(ip, "cat /proc/meminfo | head -1"), /MemTotal:\s+1\d{6} kB/, `${fw}: the guest sees the new memory`);
+      assertDomainXmlValid(`${tag}-${fw}`);
+    }
+    assert.strictEqual(nvramOf(`${tag}-uefi`), nvram, "the same NVRAM path");
+    assert.strictEqual(fs.statSync(nvram).ino, inode, "the NVRAM file was kept, not made again from the template");
+    assert.deepStrictEqual(only((await stack.preview()).changeSummary), { same: 6 }, "no diff after the update");
+
+    await stack.destroy();
+    assert.ok(!fs.existsSync(nvram), "destroy removed the NVRAM");
+    assert.deepStrictEqual(domainNames(), domainsBefore, "no domain left");
+    assert.deepStrictEqual(volumeNames(labEnv()), volumesBefore, "no volume left (images, overlays, seeds)");
+  });
+});

@@ -1,0 +1,70 @@
+// A Debian cloud image booted the way users boot one: an Image from the file, an overlay
+// Volume per VM, and a Domain with cloud-init per firmware (BIOS and UEFI side by side).
+// Each VM has a DHCP NIC on the lab network and a static address on the no-DHCP network,
+// set by network-config and matched by a pinned MAC.
+//   prefix       names of every object (a per-run tag)
+//   publicKey    the key user-data installs for the default user
+//   memory       MiB of each VM (the update step changes it)
+import * as fs from "fs";
+import * as path from "path";
+import * as pulumi from "@pulumi/pulumi";
+import * as kvm from "pulumi-kvm";
+
+const config = new pulumi.Config();
+const lab: Record<string, string> = {};
+let dir = __dirname;
+while (!fs.existsSync(path.join(dir, ".lab", "env")) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+for (const line of fs.readFileSync(path.join(dir, ".lab", "env"), "utf8").split("\n")) {
+  const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+  if (m) lab[m[1]] = m[2];
+}
+
+const prefix = config.require("prefix");
+const host: kvm.HostArgs = { address: lab.KVM_LAB_HOST, port: Number(lab.KVM_LAB_PORT), user: lab.KVM_LAB_USER, privateKeyPath: lab.KVM_LAB_KEY, knownHostsPath: lab.KVM_LAB_KNOWN_HOSTS };
+const image = new kvm.Image(`${prefix}-debian`, { host, source: { path: lab.KVM_LAB_CLOUD_IMAGE } });
+
+const firmwares = [
+  // BIOS takes its address from the DHCP lease, UEFI from the qemu guest agent
+  { firmware: "bios" as const, n: 1, source: "lease" as const },
+  { firmware: "uefi" as const, n: 2, source: "agent" as const },
+];
+const vms = firmwares.map(({ firmware, n, source }) => {
+  const name = `${prefix}-${firmware}`;
+  const macs = [`52:54:00:c1:00:0${n}`, `52:54:00:c1:01:0${n}`];
+  const disk = new kvm.Volume(`${name}-disk`, { host, baseImage: image, capacity: "4GiB" });
+  return new kvm.Domain(name, {
+    host, type: "qemu", firmware, vcpu: 1, memory: Number(config.require("memory")), qemuAgent: true, shutdownTimeout: "90s",
+    disks: [{ volume: disk }],
+    networkInterfaces: [{ network: lab.KVM_LAB_NETWORK, mac: macs[0] }, { network: lab.KVM_LAB_NETWORK_NODHCP, mac: macs[1] }],
+    cloudInit: {
+      hostname: `e2e-${firmware}`,
+      userData: [
+        "#cloud-config",
+        "ssh_authorized_keys:",
+        `  - ${config.require("publicKey")}`,
+        "write_files:",
+        "  - path: /etc/pulumi-kvm-e2e",
+        `    content: "written for ${firmware}\\n"`,
+        "runcmd:",
+        "  - [sh, -c, 'echo ran >> /var/lib/pulumi-kvm-runcmd']",
+        "",
+      ].join("\n"),
+      vendorData: "#!/bin/sh\necho vendor >> /var/lib/pulumi-kvm-vendor\n",
+      networkConfig: [
+        "version: 2",
+        "ethernets:",
+        "  lan:",
+        `    match: { macaddress: "${macs[0]}" }`,
+        "    dhcp4: true",
+        "  lab:",
+        `    match: { macaddress: "${macs[1]}" }`,
+        `    addresses: [192.168.151.${20 + n}/24]`,
+        "",
+      ].join("\n"),
+    },
+    waitForIp: { source, timeout: "10m", family: "ipv4" },
+  });
+});
+
+export const uuids = vms.map((vm) => vm.uuid);
+export const ips = vms.map((vm) => vm.ipAddress);
