@@ -101,7 +101,10 @@ export function domainXml(spec: DomainSpec): string {
   dom.ele("on_reboot").txt("restart");
   dom.ele("on_crash").txt("destroy");
   const devices = dom.ele("devices");
-  const all = [...spec.disks, ...(spec.seedPath ? [{ path: spec.seedPath, format: "raw", device: "cdrom", bus: "sata" } as DiskSpec] : [])];
+  // the seed sits on virtio-scsi: every cloud kernel has that driver, while Debian's
+  // genericcloud kernel has no AHCI (a SATA cdrom is invisible to it) and q35 has no IDE
+  const all = [...spec.disks, ...(spec.seedPath ? [{ path: spec.seedPath, format: "raw", device: "cdrom", bus: "scsi" } as DiskSpec] : [])];
+  if (all.some((d) => d.bus === "scsi")) devices.ele("controller", { type: "scsi", index: "0", model: "virtio-scsi" });
   const targets = targetNames(all);
   // boot from the first disk unless a kernel is given directly
   all.forEach((d, i) => disk(devices, d, targets[i], !spec.kernel && i === 0 ? 1 : undefined));

@@ -10,6 +10,7 @@ import { labEnv } from "../support/lab";
 import { installedCli, legEnv, legProject, programIn, testLegs } from "../support/package";
 import { startSshd } from "../support/sshd";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
+import { assertDomainXmlValid } from "../support/xml-schema";
 
 const only = (summary: Record<string, number | undefined>) =>
   Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
@@ -78,6 +79,7 @@ for (const leg of testLegs()) {
       const up = await e.stack.up();
       assert.strictEqual(up.outputs.ip.value, ip);
       assert.match(virsh(["dominfo", `${prefix}-vm`]), /CPU\(s\):\s+2/);
+      assertDomainXmlValid(`${prefix}-vm`);
     });
 
     it("pulumi-kvm health --stack reports the stack's host and resources, and a VM destroyed out of band as drift", async () => {

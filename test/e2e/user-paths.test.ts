@@ -13,6 +13,7 @@ import { FileServer } from "../support/http-server";
 import { labEnv } from "../support/lab";
 import { legEnv, legProject, programIn, testLegs } from "../support/package";
 import { domainNames, leases, virsh, volumeNames } from "../support/virsh";
+import { assertDomainXmlValid } from "../support/xml-schema";
 
 for (const leg of testLegs()) {
   const tag = `${process.pid}${leg.name}`;
@@ -29,10 +30,18 @@ for (const leg of testLegs()) {
     return Object.assign(e, { prefix });
   }
 
+  /** Destroys a case's stack; first, each VM it made, as libvirt stores it, must pass libvirt's schema. */
   async function finish(e: E2eStack | undefined): Promise<void> {
     if (!e) return;
+    let invalid: unknown;
+    try {
+      for (const d of domainNames().filter((n) => n.startsWith(`up${tag}x`))) assertDomainXmlValid(d);
+    } catch (err) {
+      invalid = err;
+    }
     await e.stack.destroy().catch(() => undefined);
     await e.remove();
+    if (invalid) throw invalid;
   }
 
   describe(`e2e [${leg.name}]: what users do`, function () {
