@@ -3,7 +3,8 @@
 // arguments become the call's and its reply the method's result, and what a trace line
 // shows. The Libvirt interface (api.ts), its RPC implementation (rpc-libvirt.ts) and
 // the tracing decorator (tracing.ts) are all derived from this table: a new call is a
-// new row.
+// new row. A row is a `read` or a `write`: after a broken link the pool repeats a read on
+// a fresh connection, but never a write that may have reached the host.
 import { array, int, struct, uhyper, uint, voidCodec } from "../rpc/codec";
 import { Procedure, procedure } from "../rpc/procedure";
 import { TransferProgress, VolumeTransfer } from "../rpc/stream";
@@ -24,6 +25,8 @@ export interface Trace<P extends unknown[], T> {
 /** A unary call: seam arguments → procedure arguments → reply → seam result. */
 export interface Call<P extends unknown[], A, R, T> {
   kind: "call";
+  /** Changes something on the host (a repeat after a lost reply could do it twice). */
+  mutates: boolean;
   proc: Procedure<A, R>;
   args(...p: P): A;
   ret(r: R): T;
@@ -37,8 +40,12 @@ export interface StreamCall<K extends "upload" | "download"> {
   trace: Trace<[VolumeRef, ...unknown[]], K extends "upload" ? TransferProgress : { bytes: number }>;
 }
 
-function call<P extends unknown[], A, R, T>(proc: Procedure<A, R>, args: (...p: P) => A, ret: (r: R) => T, trace: Trace<P, T>): Call<P, A, R, T> {
-  return { kind: "call", proc, args, ret, trace };
+function read<P extends unknown[], A, R, T>(proc: Procedure<A, R>, args: (...p: P) => A, ret: (r: R) => T, trace: Trace<P, T>): Call<P, A, R, T> {
+  return { kind: "call", mutates: false, proc, args, ret, trace };
+}
+
+function write<P extends unknown[], A, R, T>(proc: Procedure<A, R>, args: (...p: P) => A, ret: (r: R) => T, trace: Trace<P, T>): Call<P, A, R, T> {
+  return { kind: "call", mutates: true, proc, args, ret, trace };
 }
 
 /** virDomainMetadataType */
@@ -61,45 +68,45 @@ const hex = (b: Buffer) => b.toString("hex");
 
 export const calls = {
   // the daemon
-  libVersion: call(procedure(157, "virConnectGetLibVersion", none, struct({ libVer: uhyper })), noArgs, (r) => r.libVer,
+  libVersion: read(procedure(157, "virConnectGetLibVersion", none, struct({ libVer: uhyper })), noArgs, (r) => r.libVer,
     { ids: () => ({}), result: (v) => ({ version: v }) }),
-  hostname: call(procedure(59, "virConnectGetHostname", none, struct({ hostname: nonnullString })), noArgs, (r) => r.hostname,
+  hostname: read(procedure(59, "virConnectGetHostname", none, struct({ hostname: nonnullString })), noArgs, (r) => r.hostname,
     { ids: () => ({}), result: (h) => ({ hostname: h }) }),
 
   // storage pools
-  lookupPool: call(procedure(84, "virStoragePoolLookupByName", struct({ name: nonnullString }), struct({ pool: poolRef })),
+  lookupPool: read(procedure(84, "virStoragePoolLookupByName", struct({ name: nonnullString }), struct({ pool: poolRef })),
     (name: string) => ({ name }), (r) => r.pool,
     { ids: (name) => ({ pool: name }), result: (p) => ({ uuid: hex(p.uuid) }) }),
-  poolInfo: call(procedure(87, "virStoragePoolGetInfo", struct({ pool: poolRef }), struct({ state: int, capacity: uhyper, allocation: uhyper, available: uhyper })),
+  poolInfo: read(procedure(87, "virStoragePoolGetInfo", struct({ pool: poolRef }), struct({ state: int, capacity: uhyper, allocation: uhyper, available: uhyper })),
     (p: PoolRef) => ({ pool: p }), (r) => r,
     { ids: (p) => ({ pool: pool(p) }), result: (i) => ({ state: i.state, available: i.available }) }),
-  poolXml: call(procedure(88, "virStoragePoolGetXMLDesc", struct({ pool: poolRef, flags }), struct({ xml: nonnullString })),
+  poolXml: read(procedure(88, "virStoragePoolGetXMLDesc", struct({ pool: poolRef, flags }), struct({ xml: nonnullString })),
     (p: PoolRef) => ({ pool: p, flags: 0 }), (r) => r.xml,
     { ids: (p) => ({ pool: pool(p) }), xml: (_a, x) => x }),
-  listVolumes: call(procedure(282, "virStoragePoolListAllVolumes", struct({ pool: poolRef, needResults: int, flags }), struct({ vols: array(volumeRef, LIST_MAX), ret: uint })),
+  listVolumes: read(procedure(282, "virStoragePoolListAllVolumes", struct({ pool: poolRef, needResults: int, flags }), struct({ vols: array(volumeRef, LIST_MAX), ret: uint })),
     (p: PoolRef) => ({ pool: p, needResults: 1, flags: 0 }), (r) => r.vols,
     { ids: (p) => ({ pool: pool(p) }), result: (v) => ({ count: v.length }) }),
 
   // storage volumes
-  lookupVolume: call(procedure(95, "virStorageVolLookupByName", struct({ pool: poolRef, name: nonnullString }), struct({ vol: volumeRef })),
+  lookupVolume: read(procedure(95, "virStorageVolLookupByName", struct({ pool: poolRef, name: nonnullString }), struct({ vol: volumeRef })),
     (p: PoolRef, name: string) => ({ pool: p, name }), (r) => r.vol,
     { ids: (p, name) => ({ vol: `${pool(p)}/${name}` }), result: (v) => ({ key: v.key }) }),
-  volumeInfo: call(procedure(98, "virStorageVolGetInfo", struct({ vol: volumeRef }), struct({ type: int, capacity: uhyper, allocation: uhyper })),
+  volumeInfo: read(procedure(98, "virStorageVolGetInfo", struct({ vol: volumeRef }), struct({ type: int, capacity: uhyper, allocation: uhyper })),
     (v: VolumeRef) => ({ vol: v }), (r) => r,
     { ids: (v) => ({ vol: vol(v) }), result: (i) => ({ capacity: i.capacity, allocation: i.allocation }) }),
-  volumeXml: call(procedure(99, "virStorageVolGetXMLDesc", struct({ vol: volumeRef, flags }), struct({ xml: nonnullString })),
+  volumeXml: read(procedure(99, "virStorageVolGetXMLDesc", struct({ vol: volumeRef, flags }), struct({ xml: nonnullString })),
     (v: VolumeRef) => ({ vol: v, flags: 0 }), (r) => r.xml,
     { ids: (v) => ({ vol: vol(v) }), xml: (_a, x) => x }),
-  volumePath: call(procedure(100, "virStorageVolGetPath", struct({ vol: volumeRef }), struct({ name: nonnullString })),
+  volumePath: read(procedure(100, "virStorageVolGetPath", struct({ vol: volumeRef }), struct({ name: nonnullString })),
     (v: VolumeRef) => ({ vol: v }), (r) => r.name,
     { ids: (v) => ({ vol: vol(v) }), result: (p) => ({ path: p }) }),
-  createVolume: call(procedure(93, "virStorageVolCreateXML", struct({ pool: poolRef, xml: nonnullString, flags }), struct({ vol: volumeRef })),
+  createVolume: write(procedure(93, "virStorageVolCreateXML", struct({ pool: poolRef, xml: nonnullString, flags }), struct({ vol: volumeRef })),
     (p: PoolRef, xml: string) => ({ pool: p, xml, flags: 0 }), (r) => r.vol,
     { ids: (p) => ({ pool: pool(p) }), result: (v) => ({ vol: vol(v) }), xml: ([, x]) => x }),
-  deleteVolume: call(procedure(94, "virStorageVolDelete", struct({ vol: volumeRef, flags }), none),
+  deleteVolume: write(procedure(94, "virStorageVolDelete", struct({ vol: volumeRef, flags }), none),
     (v: VolumeRef) => ({ vol: v, flags: 0 }), nothing,
     { ids: (v) => ({ vol: vol(v) }) }),
-  resizeVolume: call(procedure(260, "virStorageVolResize", struct({ vol: volumeRef, capacity: uhyper, flags }), none),
+  resizeVolume: write(procedure(260, "virStorageVolResize", struct({ vol: volumeRef, capacity: uhyper, flags }), none),
     (v: VolumeRef, capacity: bigint, f: number) => ({ vol: v, capacity, flags: f }), nothing,
     { ids: (v, capacity, f) => ({ vol: vol(v), capacity, flags: f }) }),
   uploadVolume: {
@@ -112,57 +119,57 @@ export const calls = {
   } as StreamCall<"download">,
 
   // domains
-  listDomains: call(procedure(273, "virConnectListAllDomains", struct({ needResults: int, flags }), struct({ domains: array(domainRef, LIST_MAX), ret: uint })),
+  listDomains: read(procedure(273, "virConnectListAllDomains", struct({ needResults: int, flags }), struct({ domains: array(domainRef, LIST_MAX), ret: uint })),
     () => ({ needResults: 1, flags: 0 }), (r) => r.domains,
     { ids: () => ({}), result: (d) => ({ count: d.length }) }),
-  lookupDomain: call(procedure(23, "virDomainLookupByName", struct({ name: nonnullString }), struct({ dom: domainRef })),
+  lookupDomain: read(procedure(23, "virDomainLookupByName", struct({ name: nonnullString }), struct({ dom: domainRef })),
     (name: string) => ({ name }), (r) => r.dom,
     { ids: (name) => ({ domain: name }), result: (d) => ({ uuid: hex(d.uuid), id: d.id }) }),
-  lookupDomainByUuid: call(procedure(24, "virDomainLookupByUUID", struct({ uuid }), struct({ dom: domainRef })),
+  lookupDomainByUuid: read(procedure(24, "virDomainLookupByUUID", struct({ uuid }), struct({ dom: domainRef })),
     (u: Buffer) => ({ uuid: u }), (r) => r.dom,
     { ids: (u) => ({ uuid: hex(u) }), result: (d) => ({ domain: d.name }) }),
-  domainXml: call(procedure(14, "virDomainGetXMLDesc", struct({ dom: domainRef, flags }), struct({ xml: nonnullString })),
+  domainXml: read(procedure(14, "virDomainGetXMLDesc", struct({ dom: domainRef, flags }), struct({ xml: nonnullString })),
     (d: DomainRef, f: number) => ({ dom: d, flags: f }), (r) => r.xml,
     { ids: (d, f) => ({ domain: dom(d), flags: f }), xml: (_a, x) => x }),
-  defineDomain: call(procedure(350, "virDomainDefineXMLFlags", struct({ xml: nonnullString, flags }), struct({ dom: domainRef })),
+  defineDomain: write(procedure(350, "virDomainDefineXMLFlags", struct({ xml: nonnullString, flags }), struct({ dom: domainRef })),
     (xml: string) => ({ xml, flags: 0 }), (r) => r.dom,
     { ids: () => ({}), result: (d) => ({ domain: d.name, uuid: hex(d.uuid) }), xml: ([x]) => x }),
-  undefineDomain: call(procedure(231, "virDomainUndefineFlags", struct({ dom: domainRef, flags }), none),
+  undefineDomain: write(procedure(231, "virDomainUndefineFlags", struct({ dom: domainRef, flags }), none),
     (d: DomainRef, f: number) => ({ dom: d, flags: f }), nothing,
     { ids: (d, f) => ({ domain: dom(d), flags: f }) }),
-  startDomain: call(procedure(196, "virDomainCreateWithFlags", struct({ dom: domainRef, flags }), struct({ dom: domainRef })),
+  startDomain: write(procedure(196, "virDomainCreateWithFlags", struct({ dom: domainRef, flags }), struct({ dom: domainRef })),
     (d: DomainRef) => ({ dom: d, flags: 0 }), (r) => r.dom,
     { ids: (d) => ({ domain: dom(d) }), result: (d) => ({ id: d.id }) }),
-  shutdownDomain: call(procedure(33, "virDomainShutdown", struct({ dom: domainRef }), none),
+  shutdownDomain: write(procedure(33, "virDomainShutdown", struct({ dom: domainRef }), none),
     (d: DomainRef) => ({ dom: d }), nothing,
     { ids: (d) => ({ domain: dom(d) }) }),
-  destroyDomain: call(procedure(12, "virDomainDestroy", struct({ dom: domainRef }), none),
+  destroyDomain: write(procedure(12, "virDomainDestroy", struct({ dom: domainRef }), none),
     (d: DomainRef) => ({ dom: d }), nothing,
     { ids: (d) => ({ domain: dom(d) }) }),
-  domainState: call(procedure(212, "virDomainGetState", struct({ dom: domainRef, flags }), struct({ state: int, reason: int })),
+  domainState: read(procedure(212, "virDomainGetState", struct({ dom: domainRef, flags }), struct({ state: int, reason: int })),
     (d: DomainRef) => ({ dom: d, flags: 0 }), (r) => r,
     { ids: (d) => ({ domain: dom(d) }), result: (s) => ({ state: s.state, reason: s.reason }) }),
-  domainAutostart: call(procedure(15, "virDomainGetAutostart", struct({ dom: domainRef }), struct({ autostart: int })),
+  domainAutostart: read(procedure(15, "virDomainGetAutostart", struct({ dom: domainRef }), struct({ autostart: int })),
     (d: DomainRef) => ({ dom: d }), (r) => r.autostart === 1,
     { ids: (d) => ({ domain: dom(d) }), result: (a) => ({ autostart: a }) }),
-  setDomainAutostart: call(procedure(29, "virDomainSetAutostart", struct({ dom: domainRef, autostart: int }), none),
+  setDomainAutostart: write(procedure(29, "virDomainSetAutostart", struct({ dom: domainRef, autostart: int }), none),
     (d: DomainRef, autostart: boolean) => ({ dom: d, autostart: autostart ? 1 : 0 }), nothing,
     { ids: (d, a) => ({ domain: dom(d), autostart: a }) }),
-  domainMetadata: call(procedure(265, "virDomainGetMetadata", struct({ dom: domainRef, type: int, uri: remoteString, flags }), struct({ metadata: nonnullString })),
+  domainMetadata: read(procedure(265, "virDomainGetMetadata", struct({ dom: domainRef, type: int, uri: remoteString, flags }), struct({ metadata: nonnullString })),
     (d: DomainRef, uri: string) => ({ dom: d, type: MetadataType.ELEMENT, uri, flags: Impact.CURRENT }), (r) => r.metadata,
     { ids: (d, uri) => ({ domain: dom(d), uri }) }),
-  interfaceAddresses: call(procedure(353, "virDomainInterfaceAddresses", struct({ dom: domainRef, source: uint, flags }), struct({ ifaces: array(domainInterface, 2048) })),
+  interfaceAddresses: read(procedure(353, "virDomainInterfaceAddresses", struct({ dom: domainRef, source: uint, flags }), struct({ ifaces: array(domainInterface, 2048) })),
     (d: DomainRef, source: number) => ({ dom: d, source, flags: 0 }), (r) => r.ifaces,
     { ids: (d, source) => ({ domain: dom(d), source }), result: (ifs) => ({ addresses: ifs.flatMap((i) => i.addrs.map((a) => a.addr)).join(",") || "none" }) }),
 
   // networks
-  lookupNetwork: call(procedure(46, "virNetworkLookupByName", struct({ name: nonnullString }), struct({ net: networkRef })),
+  lookupNetwork: read(procedure(46, "virNetworkLookupByName", struct({ name: nonnullString }), struct({ net: networkRef })),
     (name: string) => ({ name }), (r) => r.net,
     { ids: (name) => ({ network: name }) }),
-  networkIsActive: call(procedure(152, "virNetworkIsActive", struct({ net: networkRef }), struct({ active: int })),
+  networkIsActive: read(procedure(152, "virNetworkIsActive", struct({ net: networkRef }), struct({ active: int })),
     (n: NetworkRef) => ({ net: n }), (r) => r.active === 1,
     { ids: (n) => ({ network: net(n) }), result: (a) => ({ active: a }) }),
-  dhcpLeases: call(procedure(341, "virNetworkGetDHCPLeases", struct({ net: networkRef, mac: remoteString, needResults: int, flags }), struct({ leases: array(dhcpLease, 65536), ret: uint })),
+  dhcpLeases: read(procedure(341, "virNetworkGetDHCPLeases", struct({ net: networkRef, mac: remoteString, needResults: int, flags }), struct({ leases: array(dhcpLease, 65536), ret: uint })),
     (n: NetworkRef, mac: string | null) => ({ net: n, mac, needResults: 1, flags: 0 }), (r) => r.leases,
     { ids: (n, mac) => ({ network: net(n), mac: mac ?? "any" }), result: (l) => ({ count: l.length }) }),
 };

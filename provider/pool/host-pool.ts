@@ -2,10 +2,11 @@
 // resource, health probe and CLI call in the process. Lazy dial, redial after the link
 // died, a one-slot dial semaphore, a cap on concurrent mutating operations, and probes
 // that never cut off the work sharing their link.
-import { isTransportFailure, KvmError } from "../errors";
+import { KvmError } from "../errors";
 import { Libvirt } from "../libvirt/api";
 import { AuthMaterialLoader } from "../ssh/auth-material";
 import { connect, Connection } from "./connection";
+import { healingLibvirt } from "./healing";
 import { HostConfig, hostIdentity, resolveHost, ResolvedHost } from "../ssh/host";
 import { Semaphore } from "./semaphore";
 
@@ -116,23 +117,23 @@ export class HostPool {
   }
 
   /**
-   * Runs `fn` with the host's libvirt. A transport failure drops the connection (the
-   * next call redials); any other error leaves the link alone.
+   * Runs `fn` with the host's libvirt, dialled first. Each call of `fn` uses the live
+   * connection: a link that broke is dropped and redialled, and a read or a call never
+   * sent is repeated once on the new link (healing.ts); any other error leaves the link alone.
    */
   async run<T>(config: HostConfig, fn: (lv: Libvirt, signal?: AbortSignal) => Promise<T>, opts: RunOptions = {}): Promise<T> {
     const e = this.entry(config);
     const release = opts.mutating ? await e.mutating.acquire(opts.signal) : undefined;
     try {
-      const conn = await this.connection(config, opts.signal);
-      try {
-        return await fn(conn.libvirt, opts.signal);
-      } catch (err) {
-        if (isTransportFailure(err) && e.conn === conn) {
+      await this.connection(config, opts.signal);
+      return await fn(healingLibvirt({
+        live: (signal) => this.connection(config, signal ?? opts.signal),
+        broken: (conn) => {
+          if (e.conn !== conn) return;
           e.conn = undefined;
-          await conn.close().catch(() => undefined);
-        }
-        throw err;
-      }
+          conn.close().catch(() => undefined);
+        },
+      }), opts.signal);
     } finally {
       release?.();
     }

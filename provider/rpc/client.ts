@@ -7,7 +7,7 @@
 import { EventEmitter } from "events";
 import { Duplex } from "stream";
 import { decode, encode } from "./codec";
-import { CallTimeout, LibvirtError, RpcAbortError, RpcProtocolError, RpcTransportError } from "./errors";
+import { CallTimeout, LibvirtError, RpcAbortError, RpcNotSentError, RpcProtocolError, RpcTransportError } from "./errors";
 import { Keepalive, PONG } from "./keepalive";
 import { encodePacket, Header, KeepaliveProc, MessageStatus, MessageType, Packet, PacketParser, Program, PROGRAM_VERSION } from "./packet";
 import { Procedure } from "./procedure";
@@ -97,7 +97,7 @@ export class RpcClient extends EventEmitter {
   }
 
   private invoke<A>(proc: Procedure<A, unknown>, args: A, signal?: AbortSignal): Promise<Buffer> {
-    if (this.closedWith) return Promise.reject(this.closedWith);
+    if (this.closedWith) return Promise.reject(new RpcNotSentError(proc.api, this.closedWith));
     if (signal?.aborted) return Promise.reject(new RpcAbortError(proc.api, signal.reason));
     const serial = this.serial++;
     const frame = encodePacket(this.header(proc.proc, MessageType.Call, serial, MessageStatus.Ok), encode(proc.args, args));

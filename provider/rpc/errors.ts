@@ -36,6 +36,14 @@ export class RpcTransportError extends Error {
   }
 }
 
+/** A call made after the link had closed: nothing of it reached the daemon. */
+export class RpcNotSentError extends RpcTransportError {
+  constructor(api: string, closedWith: Error) {
+    super(`${api} was not sent: ${closedWith.message}`, { cause: closedWith });
+    this.name = "RpcNotSentError";
+  }
+}
+
 /** The caller's AbortSignal fired; the call's serial is forgotten, the link stays. */
 export class RpcAbortError extends Error {
   constructor(api: string, reason?: unknown) {

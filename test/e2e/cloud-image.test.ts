@@ -48,7 +48,7 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "e2e-guest", "-f", key]);
     volumesBefore = volumeNames(labEnv());
     domainsBefore = domainNames();
-    const dir = programIn(legProject(leg), "cloud", { "Pulumi.yaml": "test/programs/cloud/Pulumi.yaml", "index.ts": "test/programs/cloud/index.ts" });
+    const dir = programIn(legProject(leg), "cloud", { "Pulumi.yaml": "test/programs/cloud/Pulumi.yaml", "index.ts": "test/programs/cloud/index.ts", "lab.ts": "test/programs/lab.ts" });
     e = await e2eStack(dir, `cloud${tag}`, { prefix: tag, memory: "1024", publicKey: fs.readFileSync(`${key}.pub`, "utf8").trim() }, legEnv(legProject(leg)));
   });
   after(async () => {

@@ -10,7 +10,7 @@ import { e2eStack, E2eStack } from "../support/pulumi";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
 
 const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
-const userFiles = { "Pulumi.yaml": "test/programs/user/Pulumi.yaml", "index.ts": "test/programs/user/index.ts" };
+const userFiles = { "Pulumi.yaml": "test/programs/user/Pulumi.yaml", "index.ts": "test/programs/user/index.ts", "lab.ts": "test/programs/lab.ts" };
 
 async function types(e: E2eStack): Promise<string[]> {
   const state = await e.stack.exportStack();

@@ -19,7 +19,7 @@ for (const leg of testLegs()) {
   const tag = `${process.pid}${leg.name}`;
 
   /** test/programs/user installed as `programs/NAME` of the leg's project (the package from its tarball). */
-  const userProgram = (name: string) => programIn(legProject(leg), name, { "Pulumi.yaml": "test/programs/user/Pulumi.yaml", "index.ts": "test/programs/user/index.ts" });
+  const userProgram = (name: string) => programIn(legProject(leg), name, { "Pulumi.yaml": "test/programs/user/Pulumi.yaml", "index.ts": "test/programs/user/index.ts", "lab.ts": "test/programs/lab.ts" });
   const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
   let runs = 0;
 

@@ -5,22 +5,13 @@
 //   prefix       names of every object (a per-run tag)
 //   publicKey    the key user-data installs for the default user
 //   memory       MiB of each VM (the update step changes it)
-import * as fs from "fs";
-import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import * as kvm from "pulumi-kvm";
+import { lab, labHost } from "./lab";
 
 const config = new pulumi.Config();
-const lab: Record<string, string> = {};
-let dir = __dirname;
-while (!fs.existsSync(path.join(dir, ".lab", "env")) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-for (const line of fs.readFileSync(path.join(dir, ".lab", "env"), "utf8").split("\n")) {
-  const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
-  if (m) lab[m[1]] = m[2];
-}
-
 const prefix = config.require("prefix");
-const host: kvm.HostArgs = { address: lab.KVM_LAB_HOST, port: Number(lab.KVM_LAB_PORT), user: lab.KVM_LAB_USER, privateKeyPath: lab.KVM_LAB_KEY, knownHostsPath: lab.KVM_LAB_KNOWN_HOSTS };
+const host = labHost();
 const image = new kvm.Image(`${prefix}-debian`, { host, source: { path: lab.KVM_LAB_CLOUD_IMAGE } });
 
 const firmwares = [

@@ -10,28 +10,13 @@
 //   arrays      "outputs": the "net" domain's disks and networkInterfaces as Outputs of arrays
 //   mac         a pinned MAC for the "net" domain's NIC
 //   port, privateKeyPath  the login (key rotation)
-import * as fs from "fs";
-import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import * as kvm from "pulumi-kvm";
+import { lab, labHost } from "./lab";
 
 const config = new pulumi.Config();
-const lab: Record<string, string> = {};
-let dir = __dirname;
-while (!fs.existsSync(path.join(dir, ".lab", "env")) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-for (const line of fs.readFileSync(path.join(dir, ".lab", "env"), "utf8").split("\n")) {
-  const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
-  if (m) lab[m[1]] = m[2];
-}
-
 const prefix = config.require("prefix");
-const host: kvm.HostArgs = {
-  address: lab.KVM_LAB_HOST,
-  port: Number(config.get("port") ?? lab.KVM_LAB_PORT),
-  user: lab.KVM_LAB_USER,
-  privateKeyPath: config.get("privateKeyPath") ?? lab.KVM_LAB_KEY,
-  knownHostsPath: lab.KVM_LAB_KNOWN_HOSTS,
-};
+const host = labHost({ port: config.get("port"), privateKeyPath: config.get("privateKeyPath") });
 
 const imageUrl = config.get("imageUrl");
 const image = new kvm.Image(`${prefix}-image`, {
