@@ -1,6 +1,6 @@
 // Downloads against a loopback HTTP server of the test's own: redirects that can never
 // work fail at once and are not retried, a stalled body fails after the stall bound;
-// URLs with credentials stay out of messages and are secrets; plain http is warned about.
+// URLs with credentials stay out of messages (the SDK makes them secrets: sdk-secrets.test.ts); plain http is warned about.
 import * as assert from "assert";
 import * as http from "http";
 import * as net from "net";
@@ -119,20 +119,6 @@ describe("image URLs carrying credentials", () => {
     } finally {
       await s.close();
     }
-  });
-
-  it("make the Image's source a secret in the SDK", async () => {
-    const pulumi = await import("@pulumi/pulumi");
-    pulumi.runtime.setMocks({
-      newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }),
-      call: (args) => args.inputs,
-    }, "project", "stack", false);
-    const { Image } = await import("../../sdk/image");
-    const host = { address: "hv1", user: "root" };
-    const secretOf = (img: InstanceType<typeof Image>) => pulumi.isSecret((img as unknown as { source: unknown }).source as never);
-    assert.strictEqual(await secretOf(new Image("signed", { host, source: { url: "https://mirror.example/a.qcow2?sig=abc" } })), true);
-    assert.strictEqual(await secretOf(new Image("userinfo", { host, source: { url: "https://u:p@mirror.example/a.qcow2" } })), true);
-    assert.strictEqual(await secretOf(new Image("plain", { host, source: { url: "https://mirror.example/a.qcow2" } })), false);
   });
 });
 
