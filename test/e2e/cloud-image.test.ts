@@ -11,7 +11,7 @@ import * as os from "os";
 import * as path from "path";
 import { e2eStack, E2eStack } from "../support/pulumi";
 import { labEnv } from "../support/lab";
-import { legEnv, legProject, programIn, testLegs } from "../support/package";
+import { legEnv, legProject, programFiles, programIn, testLegs } from "../support/package";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
 import { assertDomainXmlValid } from "../support/xml-schema";
 
@@ -48,7 +48,7 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "e2e-guest", "-f", key]);
     volumesBefore = volumeNames(labEnv());
     domainsBefore = domainNames();
-    const dir = programIn(legProject(leg), "cloud", { "Pulumi.yaml": "test/programs/cloud/Pulumi.yaml", "index.ts": "test/programs/cloud/index.ts", "lab.ts": "test/programs/lab.ts" });
+    const dir = programIn(legProject(leg), "cloud", programFiles("cloud"));
     e = await e2eStack(dir, `cloud${tag}`, { prefix: tag, memory: "1024", publicKey: fs.readFileSync(`${key}.pub`, "utf8").trim() }, legEnv(legProject(leg)));
   });
   after(async () => {

@@ -10,7 +10,7 @@ import * as os from "os";
 import * as path from "path";
 import { runCli } from "../support/cli";
 import { labEnv, repoRoot } from "../support/lab";
-import { consumerTsconfig, installedCli, legEnv, legProject, LegProject, packedTarball, programIn, testLegs } from "../support/package";
+import { consumerTsconfig, installedCli, legEnv, legProject, LegProject, packedTarball, programFiles, programIn, testLegs } from "../support/package";
 import { e2eStack } from "../support/pulumi";
 import { volumeNames } from "../support/virsh";
 
@@ -100,7 +100,7 @@ for (const leg of testLegs()) {
           },
         }, null, 2));
         fs.writeFileSync(path.join(dir, "tsconfig.json"), consumerTsconfig());
-        for (const f of ["Pulumi.yaml", "index.ts"]) fs.copyFileSync(path.join(repoRoot, "test", "programs", "user", f), path.join(dir, f));
+        for (const [to, from] of Object.entries(programFiles("user"))) fs.copyFileSync(path.join(repoRoot, from), path.join(dir, to));
         fs.mkdirSync(path.join(dir, ".lab"));
         fs.copyFileSync(path.join(repoRoot, ".lab", "env"), path.join(dir, ".lab", "env"));
         const env = { ...process.env, ...legEnv(project) };

@@ -5,12 +5,12 @@ import * as assert from "assert";
 import * as fs from "fs";
 import * as path from "path";
 import { labEnv, repoRoot } from "../support/lab";
-import { legEnv, legProject, programIn, projectWith, testLegs } from "../support/package";
+import { legEnv, legProject, programFiles, programIn, projectWith, testLegs } from "../support/package";
 import { e2eStack, E2eStack } from "../support/pulumi";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
 
 const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
-const userFiles = { "Pulumi.yaml": "test/programs/user/Pulumi.yaml", "index.ts": "test/programs/user/index.ts", "lab.ts": "test/programs/lab.ts" };
+const userFiles = programFiles("user");
 
 async function types(e: E2eStack): Promise<string[]> {
   const state = await e.stack.exportStack();

@@ -11,7 +11,7 @@ import * as path from "path";
 import { e2eStack, E2eStack } from "../support/pulumi";
 import { FileServer } from "../support/http-server";
 import { labEnv } from "../support/lab";
-import { legEnv, legProject, programIn, testLegs } from "../support/package";
+import { legEnv, legProject, programFiles, programIn, testLegs } from "../support/package";
 import { domainNames, leases, virsh, volumeNames } from "../support/virsh";
 import { assertDomainXmlValid } from "../support/xml-schema";
 
@@ -19,7 +19,7 @@ for (const leg of testLegs()) {
   const tag = `${process.pid}${leg.name}`;
 
   /** test/programs/user installed as `programs/NAME` of the leg's project (the package from its tarball). */
-  const userProgram = (name: string) => programIn(legProject(leg), name, { "Pulumi.yaml": "test/programs/user/Pulumi.yaml", "index.ts": "test/programs/user/index.ts", "lab.ts": "test/programs/lab.ts" });
+  const userProgram = (name: string) => programIn(legProject(leg), name, programFiles("user"));
   const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
   let runs = 0;
 

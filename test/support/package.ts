@@ -126,6 +126,11 @@ export function legEnv(p: LegProject): { PATH: string } {
   return { PATH: [path.dirname(p.node), labEnv().pulumiBin, process.env.PATH].filter(Boolean).join(":") };
 }
 
+/** The files of test program `name` (test/programs/NAME) as a program folder holds them, with the lab settings reader they share. */
+export function programFiles(name: "user" | "cloud"): Record<string, string> {
+  return { "Pulumi.yaml": `test/programs/${name}/Pulumi.yaml`, "index.ts": `test/programs/${name}/index.ts`, "lab.ts": "test/programs/lab.ts" };
+}
+
 /**
  * A program in `programs/NAME` of the leg project: `files` maps its paths to sources
  * in the repo. The lab's settings go along as `.lab/env`, where the programs look.
