@@ -25,8 +25,8 @@ function failure(err: unknown): Fields {
   return { error: JSON.stringify(err instanceof Error ? err.message : String(err)) };
 }
 
-/** Wraps a Libvirt so every call is logged (when PULUMI_KVM_LOG ≥ 1). */
-export function traced(inner: Libvirt, host: string): Libvirt {
+/** Wraps a Libvirt so every call is logged (when PULUMI_KVM_LOG ≥ 1); `link` adds the link's own fields to each line. */
+export function traced(inner: Libvirt, host: string, link: () => Fields = () => ({})): Libvirt {
   const out: Record<string, unknown> = {};
   for (const [name, row] of Object.entries(calls)) {
     const api = row.proc.api;
@@ -53,7 +53,7 @@ export function traced(inner: Libvirt, host: string): Libvirt {
       try {
         const ret = await fn(...given);
         if (logLevel() >= 1) {
-          log(line(host, api, trace.ids(...args), started, trace.result?.(ret) ?? {}));
+          log(line(host, api, trace.ids(...args), started, { ...trace.result?.(ret), ...link() }));
           const xml = trace.xml?.(args, ret);
           if (xml) log(`host=${host} rpc=${api} xml=${JSON.stringify(xml)}`, 2);
         }

@@ -19,7 +19,8 @@ export class Connection {
   readonly libvirt: Libvirt;
 
   constructor(readonly host: ResolvedHost, private readonly link: SshLink, readonly rpc: RpcClient) {
-    this.libvirt = traced(rpcLibvirt(rpc), host.label);
+    // peak: the most calls libvirtd had from this link at once (rpc/client.ts keeps it within the daemon's limit)
+    this.libvirt = traced(rpcLibvirt(rpc), host.label, () => ({ peak: rpc.stats.peakRequests }));
     rpc.once("close", (err: Error) => this.shutdown(err));
     link.onClose((err) => this.shutdown(new RpcTransportError(err.message, { cause: err.cause })));
   }

@@ -1,6 +1,6 @@
 // The libvirt RPC client: one per byte stream (an SSH-forwarded unix socket in
 // production), speaking to it through a Procedure row per call. Many calls in flight
-// matched by serial; incoming packets routed by type first (keepalive and events are
+// matched by serial, never more than libvirtd works on per client (the rest queue here); incoming packets routed by type first (keepalive and events are
 // MESSAGE packets, whatever their serial); every call bounded by an AbortSignal and the
 // client's call bound, and abandoned without touching the stream. The handshake is in
 // handshake.ts, keepalive in keepalive.ts, data streams in stream.ts.
@@ -16,7 +16,12 @@ import { remoteError } from "./types";
 export interface RpcClientOptions {
   /** Bound on each call's reply (and each wait of a stream), ms; 0 for none. */
   callTimeoutMs?: number;
+  /** Calls the daemon works on at once for this client; more wait here. libvirtd's max_client_requests, 5 by default. */
+  maxRequests?: number;
 }
+
+/** libvirtd's default max_client_requests: past it the daemon stops reading the client's socket. */
+export const DAEMON_REQUEST_LIMIT = 5;
 
 /** What a data stream registers to receive its STREAM / STREAM_HOLE packets. */
 export interface StreamSink {
@@ -36,15 +41,21 @@ export class RpcClient extends EventEmitter {
   private readonly streams = new Map<number, StreamSink>();
   private serial = 1;
   private closedWith: Error | undefined;
+  /** Calls sent whose reply has not come yet, abandoned ones included (the daemon still works on them). */
+  private readonly working = new Set<number>();
+  private readonly queue: { go(): void; stop(err: Error): void }[] = [];
+  private slotsTaken = 0;
   private keepalive: Keepalive | undefined;
   private pongWaiting = false;
   readonly callTimeoutMs: number;
-  /** Counters for tests and diagnostics. */
-  readonly stats = { pingsAnswered: 0, pingsSent: 0, repliesDropped: 0 };
+  readonly maxRequests: number;
+  /** Counters for tests and diagnostics; `peakRequests` is the most calls the daemon had at once, `queued` the calls that waited for a slot. */
+  readonly stats = { pingsAnswered: 0, pingsSent: 0, repliesDropped: 0, peakRequests: 0, queued: 0 };
 
   constructor(private readonly stream: Duplex, options: RpcClientOptions = {}) {
     super();
     this.callTimeoutMs = options.callTimeoutMs ?? 0;
+    this.maxRequests = options.maxRequests ?? DAEMON_REQUEST_LIMIT;
     stream.on("data", (chunk: Buffer) => this.onData(chunk));
     stream.on("error", (err) => this.destroy(new RpcTransportError(`libvirt link failed: ${err.message}`, { cause: err })));
     stream.on("close", () => this.destroy(new RpcTransportError("libvirt link closed")));
@@ -80,13 +91,12 @@ export class RpcClient extends EventEmitter {
    * Resolves with the serial once the daemon accepted the call.
    */
   async openStream<A>(proc: Procedure<A, unknown>, args: A, sink: StreamSink, signal?: AbortSignal): Promise<number> {
-    const serial = this.serial;
-    this.streams.set(serial, sink);
+    let serial: number | undefined;
     try {
-      await this.invoke(proc, args, signal);
-      return serial;
+      await this.invoke(proc, args, signal, (s) => { serial = s; this.streams.set(s, sink); });
+      return serial!;
     } catch (err) {
-      this.streams.delete(serial);
+      if (serial !== undefined) this.streams.delete(serial);
       throw err;
     }
   }
@@ -96,10 +106,52 @@ export class RpcClient extends EventEmitter {
     this.streams.delete(serial);
   }
 
-  private invoke<A>(proc: Procedure<A, unknown>, args: A, signal?: AbortSignal): Promise<Buffer> {
-    if (this.closedWith) return Promise.reject(new RpcNotSentError(proc.api, this.closedWith));
-    if (signal?.aborted) return Promise.reject(new RpcAbortError(proc.api, signal.reason));
+  /** Takes one of the daemon's request slots, waiting here when all are taken: past its limit libvirtd would stop reading the link. */
+  private requestSlot(api: string, signal?: AbortSignal): Promise<void> {
+    if (this.slotsTaken < this.maxRequests && this.queue.length === 0) {
+      this.slotsTaken++;
+      return Promise.resolve();
+    }
+    this.stats.queued++;
+    return new Promise<void>((resolve, reject) => {
+      const waiter = {
+        go: () => { signal?.removeEventListener("abort", onAbort); resolve(); },
+        stop: (err: Error) => { signal?.removeEventListener("abort", onAbort); reject(new RpcNotSentError(api, err)); },
+      };
+      const onAbort = () => {
+        this.queue.splice(this.queue.indexOf(waiter), 1);
+        reject(new RpcAbortError(api, signal?.reason));
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.queue.push(waiter);
+    });
+  }
+
+  /** Hands a slot to the next queued call, or frees it. */
+  private releaseSlot(): void {
+    const next = this.queue.shift();
+    if (next) next.go();
+    else this.slotsTaken--;
+  }
+
+  /** A reply came: the daemon has one call less. */
+  private finished(serial: number): void {
+    if (this.working.delete(serial)) this.releaseSlot();
+  }
+
+  private async invoke<A>(proc: Procedure<A, unknown>, args: A, signal?: AbortSignal, assigned?: (serial: number) => void): Promise<Buffer> {
+    if (this.closedWith) throw new RpcNotSentError(proc.api, this.closedWith);
+    if (signal?.aborted) throw new RpcAbortError(proc.api, signal.reason);
+    await this.requestSlot(proc.api, signal);
+    if (this.closedWith) throw new RpcNotSentError(proc.api, this.closedWith);
+    if (signal?.aborted) {
+      this.releaseSlot();
+      throw new RpcAbortError(proc.api, signal.reason);
+    }
     const serial = this.serial++;
+    assigned?.(serial);
+    this.working.add(serial);
+    this.stats.peakRequests = Math.max(this.stats.peakRequests, this.working.size);
     const frame = encodePacket(this.header(proc.proc, MessageType.Call, serial, MessageStatus.Ok), encode(proc.args, args));
     return new Promise<Buffer>((resolve, reject) => {
       const abandon = (reason: unknown) => {
@@ -179,6 +231,7 @@ export class RpcClient extends EventEmitter {
       case MessageType.Reply:
       case MessageType.ReplyWithFds: {
         const call = this.pending.get(h.serial);
+        this.finished(h.serial);
         if (!call) { this.stats.repliesDropped++; return; } // abandoned: drop the late reply
         this.pending.delete(h.serial);
         if (h.status === MessageStatus.Ok) call.resolve(packet.payload);
@@ -227,6 +280,9 @@ export class RpcClient extends EventEmitter {
     this.keepalive?.stop();
     for (const call of this.pending.values()) call.reject(err);
     this.pending.clear();
+    this.working.clear();
+    this.slotsTaken = 0;
+    for (const waiter of this.queue.splice(0)) waiter.stop(err);
     for (const sink of this.streams.values()) sink.onClose(err);
     this.streams.clear();
     this.stream.destroy();

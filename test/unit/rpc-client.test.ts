@@ -9,7 +9,7 @@ import { rpcLibvirt } from "../../provider/libvirt/rpc-libvirt";
 import { RpcClient } from "../../provider/rpc/client";
 import { decode } from "../../provider/rpc/codec";
 import { ErrorCode } from "../../provider/rpc/error-codes";
-import { RpcTransportError } from "../../provider/rpc/errors";
+import { RpcNotSentError, RpcTransportError } from "../../provider/rpc/errors";
 import { PING, PONG } from "../../provider/rpc/keepalive";
 import { KeepaliveProc, MessageStatus, MessageType, Packet, Program } from "../../provider/rpc/packet";
 import { FakeDaemon } from "../support/fake-daemon";
@@ -225,5 +225,48 @@ describe("RPC client (fake daemon)", () => {
     client = s.client;
     await assert.rejects(s.lv.shutdownDomain({ name: "vm", uuid: Buffer.alloc(16), id: 1 }), /virDomainShutdown abandoned: no reply within 0\.15 s/);
     assert.strictEqual(s.client.closed, false);
+  });
+  it("keeps at most libvirtd's per-client request limit in flight and queues the rest here, in order", async () => {
+    const s = setup();
+    client = s.client;
+    const names = ["a", "b", "c", "d", "e", "f", "g"];
+    const pending = names.map((n) => s.lv.lookupPool(n));
+    const first = await s.daemon.until(s.daemon.calls(calls.lookupPool.proc.proc), 5);
+    for (let i = 0; i < 5; i++) await tick();
+    assert.strictEqual(s.daemon.received.length, 5, "the 6th and 7th calls wait until the daemon answers one");
+    assert.strictEqual(s.client.stats.queued, 2);
+    s.daemon.reply(first[2], calls.lookupPool.proc.ret, { pool: poolOf("c") });
+    const six = await s.daemon.until(s.daemon.calls(calls.lookupPool.proc.proc), 6);
+    assert.strictEqual(decode(calls.lookupPool.proc.args, six[5].payload).name, "f", "the queue keeps the callers' order");
+    for (let i = 0; i < 5; i++) await tick();
+    assert.strictEqual(s.daemon.received.length, 6);
+    for (const call of six.filter((p) => p !== first[2])) {
+      s.daemon.reply(call, calls.lookupPool.proc.ret, { pool: poolOf(decode(calls.lookupPool.proc.args, call.payload).name) });
+    }
+    const seven = await s.daemon.until(s.daemon.calls(calls.lookupPool.proc.proc), 7);
+    s.daemon.reply(seven[6], calls.lookupPool.proc.ret, { pool: poolOf("g") });
+    assert.deepStrictEqual((await Promise.all(pending)).map((p) => p.name), names);
+    assert.strictEqual(s.client.stats.peakRequests, 5);
+  });
+
+  it("counts an abandoned call against the limit until its late reply comes; a queued call is never sent when the link closes", async () => {
+    const { daemon, client: end } = FakeDaemon.pair();
+    client = new RpcClient(end, { maxRequests: 1 });
+    const lv = rpcLibvirt(client);
+    const ac = new AbortController();
+    const doomed = lv.lookupPool("slow", ac.signal);
+    const [slow] = await daemon.until(daemon.calls(calls.lookupPool.proc.proc));
+    ac.abort(new Error("caller gave up"));
+    await assert.rejects(doomed, RpcAbortError);
+    const next = lv.hostname();
+    for (let i = 0; i < 5; i++) await tick();
+    assert.strictEqual(daemon.received.length, 1, "the daemon still works on the abandoned call");
+    daemon.reply(slow, calls.lookupPool.proc.ret, { pool: poolOf("slow") });
+    const [host] = await daemon.until(daemon.calls(calls.hostname.proc.proc));
+    const queued = lv.lookupPool("never");
+    client.destroy(new RpcTransportError("link closed"));
+    await assert.rejects(queued, (e: unknown) => e instanceof RpcNotSentError, "a call that waited in the queue was never sent");
+    await assert.rejects(next, RpcTransportError);
+    assert.ok(host);
   });
 });
