@@ -120,6 +120,7 @@ export class HostPool {
    * Runs `fn` with the host's libvirt, dialled first. Each call of `fn` uses the live
    * connection: a link that broke is dropped and redialled, and a read or a call never
    * sent is repeated once on the new link (healing.ts); any other error leaves the link alone.
+   * Once `opts.signal` aborts, every further call of `fn` fails with its reason.
    */
   async run<T>(config: HostConfig, fn: (lv: Libvirt, signal?: AbortSignal) => Promise<T>, opts: RunOptions = {}): Promise<T> {
     const e = this.entry(config);
@@ -127,7 +128,11 @@ export class HostPool {
     try {
       await this.connection(config, opts.signal);
       return await fn(healingLibvirt({
-        live: (signal) => this.connection(config, signal ?? opts.signal),
+        live: (signal) => {
+          // a stopped run makes no further call
+          opts.signal?.throwIfAborted();
+          return this.connection(config, signal ?? opts.signal);
+        },
         broken: (conn) => {
           if (e.conn !== conn) return;
           e.conn = undefined;

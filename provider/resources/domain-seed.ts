@@ -5,22 +5,18 @@ import { buildSeed } from "../iso/seed";
 import { Libvirt } from "../libvirt/api";
 import { volumeXml } from "../xml/volume";
 import { DomainInputs, seedPoolFor } from "./domain-inputs";
+import { Making } from "./rollback";
 import { findPool, findVolume } from "./storage";
 
 export interface SeedVolume {
   pool: string;
   name: string;
-  /** The volume's key, once made (what a rollback checks before removing it). */
-  key?: string;
 }
 
 export const seedVolumeName = (domain: string) => `${domain}-seed.iso`;
 
-/**
- * Uploads the seed of `d` and returns its path. `made` is called as soon as the volume
- * exists, so a failed upload can be rolled back.
- */
-export async function createSeed(lv: Libvirt, d: DomainInputs, host: string, made: (seed: SeedVolume) => void): Promise<string> {
+/** Uploads the seed of `d`, made through the domain's `making` so a failed create removes it. */
+export async function createSeed(lv: Libvirt, d: DomainInputs, host: string, making: Making, signal?: AbortSignal): Promise<SeedVolume & { path: string }> {
   const s = buildSeed(d.cloudInit!, d.name);
   const name = seedVolumeName(d.name);
   const pool = await lv.lookupPool(seedPoolFor(d));
@@ -28,10 +24,10 @@ export async function createSeed(lv: Libvirt, d: DomainInputs, host: string, mad
     throw new KvmError("conflict", `seed volume "${name}" already exists in pool "${pool.name}"`, { host, fix: "Remove the stale seed volume on the host" });
   }
   // uploaded from memory: the user-data never touches this machine's disk
-  const vol = await lv.createVolume(pool, volumeXml({ name, capacityBytes: s.iso.length, format: "raw" }));
-  made({ pool: pool.name, name, key: vol.key });
-  await lv.uploadVolume(vol, (async function* () { yield { data: s.iso }; })());
-  return lv.volumePath(vol);
+  const xml = volumeXml({ name, capacityBytes: s.iso.length, format: "raw" });
+  const vol = await making.make({ kind: "volume", pool: pool.name, name }, () => lv.createVolume(pool, xml), (v) => v.key);
+  await lv.uploadVolume(vol, (async function* () { yield { data: s.iso }; })(), { signal });
+  return { pool: pool.name, name, path: await lv.volumePath(vol) };
 }
 
 /** Removes a seed volume; gone already is fine. */

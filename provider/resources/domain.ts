@@ -14,7 +14,8 @@ import { isActive, isActiveState, stopGracefully } from "./domain-power";
 import { createSeed, deleteSeed, SeedVolume, seedVolumeName } from "./domain-seed";
 import { composeOutputs, keptMacs, resolveDisks, specOf, unobservedOutputs } from "./domain-spec";
 import { volumeClaims } from "./storage";
-import { clearLeftovers, isJournalled, rollback } from "./rollback";
+import { clearLeftovers, isJournalled, Making } from "./rollback";
+import { interruptible } from "./interrupt";
 import { HostAccess, processContext, ResourceContext } from "./context";
 import { DiffResult, ResourceProvider } from "./types";
 
@@ -76,8 +77,11 @@ function partialInit(message: string, outs: DomainOutputs, reason: string): Erro
   return Object.assign(new Error(message), { id: outs.uuid, properties: outs, reasons: [reason] });
 }
 
-/** Waits for an address of this boot (when asked), then the outputs; the VM exists whatever happens here. */
-async function settle(pool: HostAccess, d: DomainInputs, dom: DomainRef, recorded: Recorded, since: LeaseSnapshot | undefined, what: string): Promise<DomainOutputs> {
+/**
+ * Waits for an address of this boot (when asked), then the outputs; the VM exists whatever
+ * happens here, unless `signal` stops the run: then its error goes on, for the create to undo.
+ */
+async function settle(pool: HostAccess, d: DomainInputs, dom: DomainRef, recorded: Recorded, since: LeaseSnapshot | undefined, what: string, signal?: AbortSignal): Promise<DomainOutputs> {
   const host = hostLabel(d.host);
   const wait = waitSpec(d.waitForIp);
   try {
@@ -88,9 +92,9 @@ async function settle(pool: HostAccess, d: DomainInputs, dom: DomainRef, recorde
           `no IP address within ${wait.timeoutMs / 1000} s: does the network serve DHCP, does the guest bring its interface up? The domain is kept; pulumi up retries the wait`);
       }
       return observe(lv, dom, d, recorded, since);
-    });
+    }, { signal });
   } catch (err) {
-    if ((err as { id?: string }).id) throw err;
+    if ((err as { id?: string }).id || signal?.aborted) throw err;
     const e = explain(err, host, `${what} domain ${d.name}`);
     throw partialInit(e.message, unobservedOutputs(d, dom, recorded),
       `the domain was started but could not be observed (${e.message}); it is kept, and pulumi up continues from here`);
@@ -140,11 +144,11 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
       return result;
     },
 
-    async create(d) {
+    create: (d) => interruptible(async (signal) => {
       const host = hostLabel(d.host);
       const owner = d.resourceName ?? d.name;
+      const making = new Making(ctx.pool, d.host);
       let seed: SeedVolume | undefined;
-      let defined: DomainRef | undefined;
       let started: { dom: DomainRef; since: LeaseSnapshot };
       try {
         started = await ctx.pool.run(d.host, async (lv) => {
@@ -156,24 +160,32 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
             if (!isLibvirtError(err, "NO_DOMAIN")) throw err;
           }
           const disks = await resolveDisks(lv, d, host);
-          const seedPath = d.cloudInit ? await createSeed(lv, d, host, (s) => { seed = s; }) : undefined;
-          const dom = await lv.defineDomain(domainXml(specOf(d, disks, seedPath, owner)));
-          defined = dom;
+          const made = d.cloudInit ? await createSeed(lv, d, host, making, signal) : undefined;
+          seed = made && { pool: made.pool, name: made.name };
+          const xml = domainXml(specOf(d, disks, made?.path, owner));
+          const dom = await making.make({ kind: "domain", name: d.name }, () => lv.defineDomain(xml), (m) => m.uuid.toString("hex"));
           if (d.autostart) await lv.setDomainAutostart(dom, true);
           // a lease this MAC had before (a pinned MAC reused) is not this boot's address
           const since = await leaseSnapshot(lv, await definedNics(lv, dom));
           if (d.running !== false) await lv.startDomain(dom);
           return { dom, since };
-        }, { mutating: true });
+        }, { mutating: true, signal });
       } catch (err) {
         // the VM never ran: nothing is left behind
-        if (defined) await rollback(ctx.pool, { host: d.host, kind: "domain", name: d.name, id: defined.uuid.toString("hex") });
-        if (seed) await rollback(ctx.pool, { host: d.host, kind: "volume", pool: seed.pool, name: seed.name, id: seed.key });
+        await making.undo();
         throw explain(err, host, `creating domain ${d.name}`);
       }
-      const outs = await settle(ctx.pool, d, started.dom, { seedVolume: seed?.name, seedPool: seed?.pool }, started.since, "creating");
-      return { id: outs.uuid, outs };
-    },
+      try {
+        const outs = await settle(ctx.pool, d, started.dom, { seedVolume: seed?.name, seedPool: seed?.pool }, started.since, "creating", signal);
+        await making.kept();
+        return { id: outs.uuid, outs };
+      } catch (err) {
+        // a started VM the engine records (partial-init) is kept; a stopped run records nothing
+        if (signal.aborted) await making.undo();
+        else await making.kept();
+        throw err;
+      }
+    }),
 
     async read(id, props) {
       const host = hostLabel(props.host);

@@ -15,7 +15,8 @@ import { rememberStackNames } from "./collisions";
 import { checkStorageInputs, checkVolumeName, deleteVolume, describeVolume, domainsUsing, poolForNewVolume, readVolume, volumeClaims, volumesBackedBy } from "./storage";
 import { processContext, ResourceContext } from "./context";
 import { DiffResult, ResourceProvider } from "./types";
-import { rollback } from "./rollback";
+import { Making } from "./rollback";
+import { interruptible } from "./interrupt";
 
 export interface ImageInputs {
   host: HostConfig;
@@ -138,8 +139,11 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
       return result;
     },
 
-    async create(inputs) {
+    create: (inputs) => interruptible(async (signal) => {
       const host = hostLabel(inputs.host);
+      // nothing is left in the pool when the upload fails, the bytes are not the expected
+      // ones or the run is stopped
+      const making = new Making(ctx.pool, inputs.host);
       try {
         const image = await openImage(inputs.source, host);
         try {
@@ -152,36 +156,33 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
           }
           const vol = await ctx.pool.run(inputs.host, async (lv) => {
             const pool = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name);
-            return lv.createVolume(pool, volumeXml({ name: inputs.name, capacityBytes: header.format === "qcow2" ? header.virtualSize : header.fileSize, format: header.format }));
-          }, { mutating: true });
-          try {
-            return await ctx.pool.run(inputs.host, async (lv) => {
-              await lv.uploadVolume(vol, uploadChunks(image.body, { sparse: true }), {
-                sparse: true, onProgress: progressReporter(host, `${inputs.pool}/${inputs.name}`, header.fileSize),
-              });
-              const sha256 = await image.sha256();
-              verifySha256(inputs.source, sha256, host);
-              // no pool refresh: libvirt refuses it while another upload runs in the pool
-              // ("pool has asynchronous jobs running"); the volume's own XML has what we need
-              const d = await describeVolume(lv, vol);
-              // a file's digest is its identity in later diffs (check computes it then)
-              const source = inputs.source.path ? { ...inputs.source, sha256 } : inputs.source;
-              const outs = imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? vol.key }, header.format, sha256);
-              return { id: outs.key, outs };
-            }, { mutating: true });
-          } catch (err) {
-            // nothing is left in the pool when the upload fails or the bytes are not the
-            // expected ones: roll back on a fresh connection if the failure took the link down
-            await rollback(ctx.pool, { host: inputs.host, kind: "volume", pool: inputs.pool, name: inputs.name, id: vol.key });
-            throw err;
-          }
+            const xml = volumeXml({ name: inputs.name, capacityBytes: header.format === "qcow2" ? header.virtualSize : header.fileSize, format: header.format });
+            return making.make({ kind: "volume", pool: inputs.pool, name: inputs.name }, () => lv.createVolume(pool, xml), (v) => v.key);
+          }, { mutating: true, signal });
+          const made = await ctx.pool.run(inputs.host, async (lv) => {
+            await lv.uploadVolume(vol, uploadChunks(image.body, { sparse: true }), {
+              sparse: true, signal, onProgress: progressReporter(host, `${inputs.pool}/${inputs.name}`, header.fileSize),
+            });
+            const sha256 = await image.sha256();
+            verifySha256(inputs.source, sha256, host);
+            // no pool refresh: libvirt refuses it while another upload runs in the pool
+            // ("pool has asynchronous jobs running"); the volume's own XML has what we need
+            const d = await describeVolume(lv, vol);
+            // a file's digest is its identity in later diffs (check computes it then)
+            const source = inputs.source.path ? { ...inputs.source, sha256 } : inputs.source;
+            const outs = imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? vol.key }, header.format, sha256);
+            return { id: outs.key, outs };
+          }, { mutating: true, signal });
+          await making.kept();
+          return made;
         } finally {
           await image.close();
         }
       } catch (err) {
+        await making.undo();
         throw explain(downloadFailure(err), host, `creating image ${inputs.pool}/${inputs.name}`);
       }
-    },
+    }),
 
     async read(id, props) {
       return readVolume(ctx.pool, id, props, "image");

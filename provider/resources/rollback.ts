@@ -1,92 +1,22 @@
-// Undoing what a failed create made. Runs on a fresh pooled call, so a link that died
-// mid-operation is redialled first. When the host stays out of reach, the leftover is
-// written to a journal on this machine and removed by the next operation on that host,
-// so a failed create never leaves an object Pulumi does not know about.
-//
-// The journal holds what identifies a leftover and its host, never how to log in (the
-// next operation brings its own credentials). It is readable by this user only, changed
-// under a lock (creates run in parallel, in this process and in others), and an entry
-// is removed on the host only when the object there is still the one journalled.
-import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
+// Undoing what a create made. Each object is journalled (journal.ts) before the call that
+// makes it, so a create stopped half-way, by a failure or by Ctrl-C, never leaves an object
+// Pulumi does not know about: it is removed at once on a fresh pooled call (a link that
+// died mid-operation is redialled first) or, when the host stays out of reach or the
+// process is gone, by the next operation on that host. An object is removed only while it
+// is still the one made.
+import * as crypto from "crypto";
 import { warn } from "../log";
 import { HostConfig } from "../ssh/host";
 import { OWNER_NS } from "../xml/domain";
 import { hostPlace } from "./common";
 import { HostAccess } from "./context";
-import { DomainState, isLibvirtError, Libvirt, UndefineFlags } from "../libvirt/api";
+import { changeJournal, Entry, inFlight, journalFile, Made, readJournal } from "./journal";
+import { DomainState, isLibvirtError, Libvirt, LibvirtError, UndefineFlags } from "../libvirt/api";
 
-/** What a failed create made: a volume (by its key) or a domain (by its UUID, hex). */
-export interface Made {
-  kind: "volume" | "domain";
-  pool?: string;
-  name: string;
-  /** A volume's key or a domain's UUID: an object of the same name made since is not ours to remove. */
-  id?: string;
-}
+export type { Made } from "./journal";
 
 export interface Leftover extends Made {
   host: HostConfig;
-}
-
-/** A journal line: the leftover and where its host is (no credentials). */
-interface Entry extends Made {
-  place: string;
-}
-
-function journalFile(): string {
-  return process.env.PULUMI_KVM_JOURNAL ?? path.join(os.homedir(), ".pulumi-kvm", "leftovers.json");
-}
-
-function readJournal(): Entry[] {
-  try {
-    return (JSON.parse(fs.readFileSync(journalFile(), "utf8")) as Entry[]).filter((e) => typeof e.place === "string");
-  } catch {
-    return [];
-  }
-}
-
-function writeJournal(entries: Entry[]): void {
-  const file = journalFile();
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(entries, null, 2), { mode: 0o600 });
-  fs.chmodSync(tmp, 0o600);
-  fs.renameSync(tmp, file);
-}
-
-/** A lock file shared with other processes; a lock older than 60 s is stale (its owner died). */
-async function lockJournal(): Promise<() => void> {
-  const lock = `${journalFile()}.lock`;
-  fs.mkdirSync(path.dirname(lock), { recursive: true, mode: 0o700 });
-  for (let waited = 0; ; waited += 50) {
-    try {
-      fs.closeSync(fs.openSync(lock, "wx", 0o600));
-      return () => fs.rmSync(lock, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > 60_000 || waited > 120_000) fs.rmSync(lock, { force: true });
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
-
-let queue: Promise<unknown> = Promise.resolve();
-
-/** Changes the journal under the lock, one change at a time in this process too. */
-function changeJournal(change: (entries: Entry[]) => Promise<Entry[]> | Entry[]): Promise<void> {
-  const run = queue.then(async () => {
-    const unlock = await lockJournal();
-    try {
-      writeJournal(await change(readJournal()));
-    } finally {
-      unlock();
-    }
-  });
-  queue = run.catch(() => undefined);
-  return run;
 }
 
 /** The codes that mean the object (or the pool holding it) no longer exists. */
@@ -118,16 +48,22 @@ export async function removeLeftover(lv: Libvirt, l: Made): Promise<"removed" | 
   }
 }
 
-/** Removes `leftover` now, or journals it for the next operation on its host. */
-export async function rollback(pool: HostAccess, leftover: Leftover, attempts = 3): Promise<void> {
+/**
+ * Removes `leftover` now, or leaves it journalled for the next operation on its host.
+ * `token` names its journal entry (written before it was made); without one a new entry is written.
+ */
+export async function rollback(pool: HostAccess, leftover: Leftover, attempts = 3, token?: string): Promise<void> {
+  const { host, ...made } = leftover;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
-      await pool.run(leftover.host, (lv) => removeLeftover(lv, leftover));
+      await pool.run(host, (lv) => removeLeftover(lv, made));
+      if (token) await changeJournal((entries) => entries.filter((e) => e.token !== token));
       return;
     } catch (err) {
       if (attempt === attempts) {
-        const { host, ...made } = leftover;
-        await changeJournal((entries) => [...entries, { ...made, place: hostPlace(host) }]);
+        // nobody is making it any more: the next operation on the host removes it
+        const entry: Entry = { ...made, place: hostPlace(host) };
+        await changeJournal((entries) => [...entries.filter((e) => !token || e.token !== token), entry]);
         warn(`could not remove ${leftover.kind} ${leftover.name} on ${pool.describe(host).label} after a failed create (${(err as Error).message}); it is journalled in ${journalFile()} and removed by the next operation on that host`);
         return;
       }
@@ -136,14 +72,53 @@ export async function rollback(pool: HostAccess, leftover: Leftover, attempts = 
   }
 }
 
-/** Removes journalled leftovers of this host; called before creating anything on it. */
+/** What one create makes on its host, journalled object by object before each is made. */
+export class Making {
+  private readonly made: { object: Made; token: string }[] = [];
+
+  constructor(private readonly pool: HostAccess, private readonly host: HostConfig) {}
+
+  /**
+   * Makes one object with `call`, journalled first: if this process stops before the
+   * create returns, the next operation on the host removes it. An error libvirt answered
+   * means nothing was made; a broken link leaves it unknown, so it stays to be undone.
+   */
+  async make<T>(object: Made, call: () => Promise<T>, idOf: (made: T) => string): Promise<T> {
+    const token = crypto.randomBytes(8).toString("hex");
+    await changeJournal((entries) => [...entries, { ...object, place: hostPlace(this.host), pid: process.pid, token }]);
+    let made: T;
+    try {
+      made = await call();
+    } catch (err) {
+      if (err instanceof LibvirtError) await changeJournal((entries) => entries.filter((e) => e.token !== token));
+      else this.made.push({ object, token });
+      throw err;
+    }
+    this.made.push({ object: { ...object, id: idOf(made) }, token });
+    return made;
+  }
+
+  /** The create returned, or left a VM the engine records: what it made is the stack's now. */
+  async kept(): Promise<void> {
+    const tokens = new Set(this.made.splice(0).map((m) => m.token));
+    if (tokens.size) await changeJournal((entries) => entries.filter((e) => !e.token || !tokens.has(e.token)));
+  }
+
+  /** The create failed or was stopped: removes what it made, newest first. */
+  async undo(): Promise<void> {
+    for (const { object, token } of this.made.splice(0).reverse()) await rollback(this.pool, { ...object, host: this.host }, 3, token);
+  }
+}
+
+/** Removes journalled leftovers of this host (creates still in flight excepted); called before creating anything on it. */
 export async function clearLeftovers(host: HostConfig, lv: Libvirt): Promise<void> {
   const place = hostPlace(host);
-  if (!readJournal().some((e) => e.place === place)) return;
+  const mine = (e: Entry) => e.place === place && !inFlight(e);
+  if (!readJournal().some(mine)) return;
   await changeJournal(async (entries) => {
     const kept: Entry[] = [];
     for (const e of entries) {
-      if (e.place !== place) kept.push(e);
+      if (!mine(e)) kept.push(e);
       else if ((await removeLeftover(lv, e).catch(() => "failed")) === "failed") kept.push(e);
     }
     return kept;
@@ -153,5 +128,5 @@ export async function clearLeftovers(host: HostConfig, lv: Libvirt): Promise<voi
 /** Whether this object is a journalled leftover: the next operation removes it, so its name counts as free. */
 export function isJournalled(host: HostConfig, kind: Made["kind"], name: string, pool?: string): boolean {
   const place = hostPlace(host);
-  return readJournal().some((e) => e.place === place && e.kind === kind && e.name === name && (kind === "domain" || (e.pool ?? "default") === pool));
+  return readJournal().some((e) => e.place === place && !inFlight(e) && e.kind === kind && e.name === name && (kind === "domain" || (e.pool ?? "default") === pool));
 }

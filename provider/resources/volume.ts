@@ -6,7 +6,8 @@ import { volumeXml, VolumeFormat } from "../xml/volume";
 import { checkHostHealth, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
 import { rememberStackNames } from "./collisions";
 import { checkStorageInputs, checkVolumeName, deleteVolume, describeVolume, domainsUsing, findVolume, poolForNewVolume, readVolume, volumeClaims } from "./storage";
-import { rollback } from "./rollback";
+import { Making } from "./rollback";
+import { interruptible } from "./interrupt";
 import { processContext, ResourceContext } from "./context";
 import { DiffResult, ResourceProvider } from "./types";
 
@@ -83,10 +84,11 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
       return result;
     },
 
-    async create(inputs) {
+    create: (inputs) => interruptible(async (signal) => {
       const host = hostLabel(inputs.host);
+      const making = new Making(ctx.pool, inputs.host);
       try {
-        return await ctx.pool.run(inputs.host, async (lv) => {
+        const made = await ctx.pool.run(inputs.host, async (lv) => {
           const pool = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name);
           let backing: { path: string; format: VolumeFormat; capacityBytes: number } | undefined;
           if (inputs.baseImage) {
@@ -100,20 +102,19 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
             throw new KvmError("permanent", `capacity ${capacity} bytes is smaller than the image's ${backing.capacityBytes}`, { host, property: "capacity", fix: "Leave capacity out (the image's size) or make it at least that" });
           }
           const format = inputs.format ?? "qcow2";
-          const vol = await lv.createVolume(pool, volumeXml({ name: inputs.name, capacityBytes: capacity, format, backing: backing && { path: backing.path, format: backing.format } }));
-          try {
-            const d = await describeVolume(lv, vol);
-            const outs = volumeOutputs(inputs, { ...d, key: d.key ?? vol.key }, format);
-            return { id: outs.key, outs };
-          } catch (err) {
-            await rollback(ctx.pool, { host: inputs.host, kind: "volume", pool: inputs.pool, name: inputs.name, id: vol.key });
-            throw err;
-          }
-        }, { mutating: true });
+          const xml = volumeXml({ name: inputs.name, capacityBytes: capacity, format, backing: backing && { path: backing.path, format: backing.format } });
+          const vol = await making.make({ kind: "volume", pool: inputs.pool, name: inputs.name }, () => lv.createVolume(pool, xml), (v) => v.key);
+          const d = await describeVolume(lv, vol);
+          const outs = volumeOutputs(inputs, { ...d, key: d.key ?? vol.key }, format);
+          return { id: outs.key, outs };
+        }, { mutating: true, signal });
+        await making.kept();
+        return made;
       } catch (err) {
+        await making.undo();
         throw explain(err, host, `creating volume ${inputs.pool}/${inputs.name}`);
       }
-    },
+    }),
 
     async read(id, props) {
       return readVolume(ctx.pool, id, props, "volume");

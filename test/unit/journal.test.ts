@@ -1,6 +1,8 @@
 // The leftover journal of failed creates: no credentials in it, readable by this user
 // only, no entry lost when creates fail in parallel, keyed by where the host is (a
 // rotated key still clears it), and a leftover removed only if it is still the object made.
+// Each object is journalled before it is made: a create in flight (its process runs) is
+// no leftover; one whose process died (Ctrl-C, a kill) is.
 import * as assert from "assert";
 import * as fs from "fs";
 import * as os from "os";
@@ -9,7 +11,9 @@ import { ErrorCode } from "../../provider/rpc/error-codes";
 import { LibvirtError } from "../../provider/libvirt/api";
 import { setLogSink } from "../../provider/log";
 import { HostAccess } from "../../provider/resources/context";
-import { clearLeftovers, isJournalled, removeLeftover, rollback } from "../../provider/resources/rollback";
+import { clearLeftovers, isJournalled, Making, removeLeftover, rollback } from "../../provider/resources/rollback";
+import { RpcTransportError } from "../../provider/rpc/errors";
+import { spawnSync } from "child_process";
 
 const host = { address: "hv1.example.com", user: "root", privateKey: "-----BEGIN OPENSSH PRIVATE KEY-----\nSECRETKEYBODY\n-----END OPENSSH PRIVATE KEY-----", passphrase: "SECRETPASSPHRASE" };
 const unreachable = { run: async () => { throw new Error("connect ECONNREFUSED"); }, describe: () => ({ label: "root@hv1.example.com", identity: "x" }) } as unknown as HostAccess;
@@ -92,5 +96,48 @@ describe("leftover journal", () => {
     const ours = hostWith({ domUuid: uuid, marked: true });
     assert.strictEqual(await removeLeftover(ours.lv, { kind: "domain", name: "vm", id: uuid }), "removed");
     assert.deepStrictEqual([otherUuid.removed, unmarked.removed, ours.removed], [[], [], ["domain vm"]]);
+  });
+  const journal = () => JSON.parse(fs.readFileSync(file, "utf8")) as { name: string; pid?: number; id?: string }[];
+  /** A pid that no process has any more. */
+  const deadPid = () => spawnSync(process.execPath, ["-e", ""]).pid!;
+
+  it("journals an object before the call that makes it, as this process's, and forgets it once the create is kept", async () => {
+    const making = new Making(unreachable, host);
+    let during: ReturnType<typeof journal> = [];
+    await making.make({ kind: "volume", pool: "default", name: "mk" }, async () => { during = journal(); return { key: "/p/mk" }; }, (v) => v.key);
+    assert.deepStrictEqual(during.map((e) => [e.name, e.pid]), [["mk", process.pid]], "journalled before the call, with this pid");
+    assert.ok(!isJournalled(host, "volume", "mk", "default"), "a create in flight is no leftover: its name is not free");
+    const { lv, removed } = hostWith({ volKey: "/p/mk" });
+    await clearLeftovers(host, lv);
+    assert.deepStrictEqual(removed, [], "the next operation leaves a create in flight alone");
+    await making.kept();
+    assert.deepStrictEqual(journal(), []);
+  });
+
+  it("forgets an object libvirt refused to make; one whose call the link cut off is undone by name", async () => {
+    const making = new Making(unreachable, host);
+    await assert.rejects(making.make({ kind: "volume", pool: "default", name: "refused" }, async () => { throw noSuch("VIR_ERR_STORAGE_VOL_EXIST"); }, () => ""));
+    assert.deepStrictEqual(journal(), [], "libvirt answered: nothing was made");
+    await assert.rejects(making.make({ kind: "volume", pool: "default", name: "cut" }, async () => { throw new RpcTransportError("link reset"); }, () => ""));
+    const { lv, removed } = hostWith({ volKey: "/p/cut" });
+    const reachable = { run: (_h: unknown, fn: (l: unknown) => unknown) => fn(lv), describe: unreachable.describe } as unknown as HostAccess;
+    const cutOff = new Making(reachable, host);
+    await assert.rejects(cutOff.make({ kind: "volume", pool: "default", name: "cut" }, async () => { throw new RpcTransportError("link reset"); }, () => ""));
+    await cutOff.undo();
+    assert.deepStrictEqual(removed, ["volume cut"], "the outcome was unknown: what has its name is removed");
+    assert.deepStrictEqual(journal().map((e) => e.name), ["cut"], "only the first create's entry is left (its undo never ran)");
+  });
+
+  it("keeps what it cannot undo for the next operation, and a dead process's creates are leftovers", async () => {
+    const making = new Making(unreachable, host);
+    await making.make({ kind: "volume", pool: "default", name: "kept" }, async () => ({ key: "/p/kept" }), (v) => v.key);
+    await making.undo();
+    assert.deepStrictEqual(journal().map((e) => [e.name, e.pid, e.id]), [["kept", undefined, "/p/kept"]], "nobody makes it now: a leftover, with its key");
+    fs.writeFileSync(file, JSON.stringify([{ kind: "volume", pool: "default", name: "orphan", place: journal()[0] && (journal()[0] as any).place, pid: deadPid(), token: "t" }]));
+    assert.ok(isJournalled(host, "volume", "orphan", "default"), "its process is gone: the name counts as free");
+    const { lv, removed } = hostWith({ volKey: "/p/orphan" });
+    await clearLeftovers(host, lv);
+    assert.deepStrictEqual(removed, ["volume orphan"]);
+    assert.deepStrictEqual(journal(), []);
   });
 });

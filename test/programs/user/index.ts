@@ -9,6 +9,7 @@
 //   domain      "none" | "minimal" (one disk, nothing else) | "net" (a NIC, waitForIp)
 //   arrays      "outputs": the "net" domain's disks and networkInterfaces as Outputs of arrays
 //   mac         a pinned MAC for the "net" domain's NIC
+//   hostname    cloud-init's hostname for the "net" domain (a seed volume)
 //   port, privateKeyPath  the login (key rotation)
 import * as pulumi from "@pulumi/pulumi";
 import * as kvm from "pulumi-kvm";
@@ -40,6 +41,7 @@ const vm = kind === "minimal"
           networkInterfaces: pulumi.output([lab.KVM_LAB_NETWORK]).apply((nets) => nets.map((network) => ({ network }))),
         }
         : { disks: [{ volume: disk }], networkInterfaces: [{ network: lab.KVM_LAB_NETWORK, mac: config.get("mac") }] }),
+      cloudInit: config.get("hostname") ? { hostname: config.get("hostname") } : undefined,
       waitForIp: { timeout: "3m", source: "lease" },
     })
     : undefined;
