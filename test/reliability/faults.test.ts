@@ -1,7 +1,7 @@
 // Faults the real parts cannot produce on demand: the link reset mid-create (before the
-// VM started, and while it waits for its IP), a link blackholed mid-upload, the link reset
-// and libvirtd restarted between operations (the next one heals, no error), a health probe timing
-// out during an upload. Each ends in success on retry or a clear error, and afterwards
+// VM started, and while it waits for its IP), a define whose answer is lost, a link
+// blackholed mid-upload, the link reset and libvirtd restarted between operations (the
+// next one heals, no error), a health probe timing out during an upload. Each ends in success on retry or a clear error, and afterwards
 // the host holds no object Pulumi does not know about.
 import * as assert from "assert";
 import { execFileSync } from "child_process";
@@ -167,6 +167,52 @@ describe("faults", function () {
     const { outs } = await domainProvider.update(err.id, err.properties, inputs);
     assert.strictEqual(outs.uuid, err.id);
     assert.match(outs.ipAddress ?? "", /^192\.168\.150\./);
+    await domainProvider.delete(outs.uuid, outs);
+    assert.deepStrictEqual(known.orphans(), []);
+  });
+
+  it("a define whose answer is lost and whose host then stays out of reach: outcome unknown, journalled, and the next create removes it first (no 'already exists', no duplicate)", async () => {
+    const lab = labEnv();
+    const known = new Known(lab);
+    const proxy = await TcpProxy.start(lab.port);
+    cleanup.push(() => proxy.close());
+    const host = labHost(lab, { port: proxy.port, knownHostsPath: knownHostsFor(lab, [proxy.port], tmp), connectTimeout: 3 });
+    const tag = `fltou${process.pid}`;
+    const vm = `${tag}-vm`;
+    const disk = await diskFor(host, known, tag);
+    const inputs = await checked(domainProvider, { host, name: vm, type: "qemu", memory: "128MiB", running: false,
+      disks: [{ volume: disk.name }], cloudInit: { hostname: vm } } as DomainInputs);
+    // the seed's path is the last call before the define: from then on no answer comes back
+    process.env.PULUMI_KVM_LOG = "1";
+    setLogSink((l) => { if (l.includes("rpc=virStorageVolGetPath") && l.includes(`${vm}-seed.iso`)) proxy.mode = "replies-lost"; });
+    let err: Error | undefined;
+    try {
+      const creating = domainProvider.create(inputs).then(() => undefined, (e: Error) => e);
+      for (let i = 0; i < 300 && !domainNames().includes(vm); i++) await new Promise((r) => setTimeout(r, 100));
+      assert.ok(domainNames().includes(vm), "libvirtd defined the domain; its answer is held back");
+      proxy.mode = "blackhole"; // the rollback's redials meet silence
+      proxy.reset();
+      err = await creating;
+    } finally {
+      delete process.env.PULUMI_KVM_LOG;
+      setLogSink(undefined);
+      proxy.mode = "pass";
+    }
+    assert.ok(err, "the create failed");
+    assert.match(err.message, /virDomainDefineXMLFlags .*was sent, so whether it took effect is unknown/);
+    assert.strictEqual(classify(err).errorClass, "transient");
+    const journal = JSON.parse(fs.readFileSync(process.env.PULUMI_KVM_JOURNAL!, "utf8")) as { kind: string; name: string; pid?: number }[];
+    assert.deepStrictEqual(journal.filter((e) => e.name.startsWith(tag)).map((e) => [e.kind, e.name, e.pid]).sort(),
+      [["domain", vm, undefined], ["volume", `${vm}-seed.iso`, undefined]], "both leftovers journalled for the next operation");
+    const leftover = virsh(["domuuid", vm]);
+    // the next up: check finds the names free (leftovers, not collisions), create removes them first
+    const rechecked = await domainProvider.check(undefined as never, inputs);
+    assert.deepStrictEqual(rechecked.failures, [], "no 'already exists' for our own leftover");
+    const { outs } = await domainProvider.create(rechecked.inputs);
+    known.domains.add(vm);
+    known.volumes.add(`${vm}-seed.iso`);
+    assert.notStrictEqual(outs.uuid, leftover, "the leftover was removed and the VM made anew");
+    assert.deepStrictEqual(known.orphans(), []);
     await domainProvider.delete(outs.uuid, outs);
     assert.deepStrictEqual(known.orphans(), []);
   });

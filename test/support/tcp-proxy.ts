@@ -2,7 +2,8 @@
 // reset the link on demand (what the real parts cannot do when asked).
 import * as net from "net";
 
-export type ProxyMode = "pass" | "blackhole";
+/** "replies-lost": what the client sends still arrives, nothing comes back (a request made, its answer lost). */
+export type ProxyMode = "pass" | "blackhole" | "replies-lost";
 
 export class TcpProxy {
   private readonly server: net.Server;
@@ -35,6 +36,7 @@ export class TcpProxy {
     this.pairs.add(pair);
     const pipe = (from: net.Socket, to: net.Socket) => from.on("data", (d: Buffer) => {
       if (this.mode === "blackhole") return; // swallowed: the peer sees silence, not a reset
+      if (this.mode === "replies-lost" && from === upstream) return;
       if (from === client) this.sent += d.length;
       if (this.cutAt !== undefined && this.sent >= this.cutAt) {
         this.cutAt = undefined;
