@@ -58,6 +58,8 @@ const flags = uint;
 const LIST_MAX = 16384;
 const volTransfer = struct({ vol: volumeRef, offset: uhyper, length: uhyper, flags });
 const noArgs = () => undefined;
+/** virDomainBlockResizeFlags: the size is in bytes, not KiB */
+const BLOCK_RESIZE_BYTES = 1;
 const nothing = () => undefined;
 
 const pool = (p: PoolRef) => p.name;
@@ -146,6 +148,9 @@ export const calls = {
   destroyDomain: write(procedure(12, "virDomainDestroy", struct({ dom: domainRef }), none),
     (d: DomainRef) => ({ dom: d }), nothing,
     { ids: (d) => ({ domain: dom(d) }) }),
+  resizeDomainDisk: write(procedure(251, "virDomainBlockResize", struct({ dom: domainRef, disk: nonnullString, size: uhyper, flags }), none),
+    (d: DomainRef, disk: string, size: bigint) => ({ dom: d, disk, size, flags: BLOCK_RESIZE_BYTES }), nothing,
+    { ids: (d, disk, size) => ({ domain: dom(d), disk, size }) }),
   domainState: read(procedure(212, "virDomainGetState", struct({ dom: domainRef, flags }), struct({ state: int, reason: int })),
     (d: DomainRef) => ({ dom: d, flags: 0 }), (r) => r,
     { ids: (d) => ({ domain: dom(d) }), result: (s) => ({ state: s.state, reason: s.reason }) }),

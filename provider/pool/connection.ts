@@ -19,8 +19,9 @@ export class Connection {
   readonly libvirt: Libvirt;
 
   constructor(readonly host: ResolvedHost, private readonly link: SshLink, readonly rpc: RpcClient) {
-    // peak: the most calls libvirtd had from this link at once (rpc/client.ts keeps it within the daemon's limit)
-    this.libvirt = traced(rpcLibvirt(rpc), host.label, () => ({ peak: rpc.stats.peakRequests }));
+    // peak: the most calls libvirtd had from this link at once, queued: the calls that waited
+    // for one of them to finish (rpc/client.ts keeps the link within the daemon's limit)
+    this.libvirt = traced(rpcLibvirt(rpc), host.label, () => ({ peak: rpc.stats.peakRequests, queued: rpc.stats.queued }));
     rpc.once("close", (err: Error) => this.shutdown(err));
     link.onClose((err) => this.shutdown(new RpcTransportError(err.message, { cause: err.cause })));
   }

@@ -6,7 +6,7 @@ import { checkHostInput, checkName, explainRecorded, Failures, hostLabel, record
 import { checkClaims, Claims } from "./collisions";
 import { HostAccess } from "./context";
 import { clearLeftovers, isJournalled } from "./rollback";
-import { isLibvirtError, Libvirt, PoolRef, VolumeRef } from "../libvirt/api";
+import { DomainRef, isLibvirtError, Libvirt, PoolRef, VolumeRef } from "../libvirt/api";
 import { parseVolumeXml, VolumeDescription } from "../xml/volume";
 import { at, children, node, parseXml } from "../xml/dom";
 
@@ -47,18 +47,28 @@ export async function volumesBackedBy(lv: Libvirt, pool: PoolRef, path: string):
   return out;
 }
 
-/** Names of the host's domains with a disk whose source is `path`. */
-export async function domainsUsing(lv: Libvirt, path: string): Promise<string[]> {
-  const out: string[] = [];
+/** The host's domains with a disk whose source is `path` (a running one as it runs). */
+async function domainRefsUsing(lv: Libvirt, path: string): Promise<DomainRef[]> {
+  const out: DomainRef[] = [];
   for (const d of await lv.listDomains()) {
     try {
       const devices = node(parseXml(await lv.domainXml(d, 0)), "devices");
-      if (children(devices, "disk").some((disk) => at(disk, "source@file") === path)) out.push(d.name);
+      if (children(devices, "disk").some((disk) => at(disk, "source@file") === path)) out.push(d);
     } catch (err) {
       if (!isLibvirtError(err, "NO_DOMAIN")) throw err;
     }
   }
   return out;
+}
+
+/** Names of the host's domains with a disk whose source is `path`. */
+export async function domainsUsing(lv: Libvirt, path: string): Promise<string[]> {
+  return (await domainRefsUsing(lv, path)).map((d) => d.name);
+}
+
+/** The running domain whose qemu has `path` open (and locked), if any. */
+export async function runningDomainUsing(lv: Libvirt, path: string): Promise<DomainRef | undefined> {
+  return (await domainRefsUsing(lv, path)).find((d) => d.id >= 0);
 }
 
 /** Where a new volume goes: the pool (which must exist) with no volume of that name yet. */

@@ -5,7 +5,7 @@ import { parseSize } from "../units";
 import { volumeXml, VolumeFormat } from "../xml/volume";
 import { checkHostHealth, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
 import { rememberStackNames } from "./collisions";
-import { checkStorageInputs, checkVolumeName, deleteVolume, describeVolume, domainsUsing, findVolume, poolForNewVolume, readVolume, volumeClaims } from "./storage";
+import { checkStorageInputs, checkVolumeName, deleteVolume, describeVolume, domainsUsing, findVolume, poolForNewVolume, readVolume, runningDomainUsing, volumeClaims } from "./storage";
 import { Making } from "./rollback";
 import { interruptible } from "./interrupt";
 import { processContext, ResourceContext } from "./context";
@@ -130,7 +130,10 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
         return await ctx.pool.run(news.host, async (lv) => {
           const pool = await lv.lookupPool(olds.pool);
           const vol = await lv.lookupVolume(pool, olds.name);
-          await lv.resizeVolume(vol, BigInt(want), 0);
+          // a running VM's qemu holds the file's write lock: it grows the disk itself (the guest sees it at once)
+          const user = await runningDomainUsing(lv, olds.path);
+          if (user) await lv.resizeDomainDisk(user, olds.path, BigInt(want));
+          else await lv.resizeVolume(vol, BigInt(want), 0);
           const d = await describeVolume(lv, vol);
           return { outs: { ...olds, host: news.host, capacity: news.capacity, capacityBytes: d.capacityBytes } };
         }, { mutating: true });

@@ -68,6 +68,18 @@ describe("Domain", function () {
     assert.match(inactive, new RegExp(`<backingStore type=.file.>\\s*<format type=.qcow2./>\\s*<source file=.${esc}./>\\s*<backingStore/>\\s*</backingStore>`));
   });
 
+  it("grows the disk of the running VM through its qemu (which holds the file's lock), and the guest's disk is that size at once", async () => {
+    const vol = volumes.find((v) => v.name === `${tag}-web.qcow2`)!;
+    const want = vol.capacityBytes + 64 * 1024 * 1024;
+    const news = await checked(volumeProvider, { ...vol, capacity: want } as VolumeInputs, vol);
+    const { outs } = await volumeProvider.update(vol.key, vol, news);
+    volumes[volumes.indexOf(vol)] = outs;
+    assert.strictEqual(outs.capacityBytes, want);
+    const info = virsh(["domblkinfo", web.name, vol.path]);
+    assert.match(info, new RegExp(`Capacity:\\s+${want}\\b`), "qemu sees the new size while the VM runs");
+    assert.strictEqual(virsh(["domstate", web.name]), "running");
+  });
+
   it("shows no change when nothing changed", async () => {
     const news = await checked(domainProvider, { ...web, memory: "256MiB" }, web);
     assert.deepStrictEqual(await domainProvider.diff(web.uuid, web, news), { changes: false, replaces: [], deleteBeforeReplace: false });
