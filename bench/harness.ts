@@ -127,3 +127,20 @@ export async function bestOf(n: number, fn: () => Promise<number>): Promise<numb
   for (let i = 0; i < n; i++) best = Math.min(best, await fn());
   return best;
 }
+
+/** The heading of RESULTS.md's chaos section: `npm run bench` keeps it, `npm run chaos` replaces it. */
+const CHAOS_HEADING = "## Chaos run";
+const resultsFile = path.join(repoRoot, "bench", "RESULTS.md");
+
+/** Writes one part of bench/RESULTS.md (the benchmark table, or the chaos run), keeping the other. */
+export function writeResults(part: "benchmarks" | "chaos", lines: string[]): string {
+  const now = fs.existsSync(resultsFile) ? fs.readFileSync(resultsFile, "utf8") : "";
+  const at = now.indexOf(CHAOS_HEADING);
+  const benchmarks = at < 0 ? now : now.slice(0, at);
+  const chaos = at < 0 ? "" : now.slice(at);
+  const text = part === "benchmarks"
+    ? [lines.join("\n").trimEnd(), chaos.trimEnd()].filter(Boolean).join("\n\n")
+    : [benchmarks.trimEnd(), [CHAOS_HEADING, "", ...lines].join("\n").trimEnd()].filter(Boolean).join("\n\n");
+  fs.writeFileSync(resultsFile, text + "\n");
+  return resultsFile;
+}

@@ -2,11 +2,10 @@
 // bench/RESULTS.md. Pick some with `npm run bench -- upload calls`.
 import * as fs from "fs";
 import * as os from "os";
-import * as path from "path";
 import { labEnv } from "../test/support/lab";
 import { callsBenchmark } from "./calls";
 import { fleetBenchmark } from "./fleet";
-import { Benchmark, Row, tmpdir } from "./harness";
+import { Benchmark, Row, tmpdir, writeResults } from "./harness";
 import { memoryBenchmark } from "./memory";
 import { sparseBenchmark } from "./sparse";
 import { uploadBenchmark } from "./upload";
@@ -30,7 +29,6 @@ async function main(): Promise<void> {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }
-  const out = path.join(__dirname, "..", "..", "bench", "RESULTS.md");
   const lines = [
     "# Benchmark results",
     "",
@@ -42,13 +40,12 @@ async function main(): Promise<void> {
     ...rows.map((r) => `| ${r.benchmark} | ${r.ours} | ${r.baseline} | ${r.ratio.toFixed(2)} | ${r.ratioOf} | ${r.note ?? ""} |`),
     "",
   ];
-  if (wanted.length && fs.existsSync(out)) {
+  if (wanted.length) {
     process.stdout.write(lines.join("\n"));
     process.stderr.write("bench: a partial run prints its table and leaves RESULTS.md alone\n");
     return;
   }
-  fs.writeFileSync(out, lines.join("\n"));
-  process.stderr.write(`bench: wrote ${out}\n`);
+  process.stderr.write(`bench: wrote ${writeResults("benchmarks", lines)}\n`);
 }
 
 main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });

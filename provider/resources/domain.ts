@@ -238,6 +238,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
       const host = hostLabel(props.host);
       try {
         await ctx.pool.run(props.host, async (lv) => {
+          await clearLeftovers(props.host, lv);
           const dom = await ownedDomain(lv, id, host, "delete");
           if (dom) {
             await stopGracefully(lv, dom, shutdownMs(props), host);

@@ -110,7 +110,7 @@ export class Making {
   }
 }
 
-/** Removes journalled leftovers of this host (creates still in flight excepted); called before creating anything on it. */
+/** Removes journalled leftovers of this host (creates still in flight excepted); called before creating or deleting anything on it. */
 export async function clearLeftovers(host: HostConfig, lv: Libvirt): Promise<void> {
   const place = hostPlace(host);
   const mine = (e: Entry) => e.place === place && !inFlight(e);

@@ -118,6 +118,7 @@ export async function deleteVolume(pool: HostAccess, props: StoredVolume, what: 
   const host = hostLabel(props.host);
   try {
     await pool.run(props.host, async (lv) => {
+      await clearLeftovers(props.host, lv);
       const pool = await findPool(lv, props.pool);
       const vol = pool && (await findVolume(lv, pool, props.name));
       if (!pool || !vol) return;

@@ -31,7 +31,7 @@ describe(`e2e [${leg.name}]: Ctrl-C during pulumi up`, function () {
 
   before(() => {
     // random bytes: an upload long enough to interrupt (no holes to skip)
-    execFileSync("head", ["-c", String(1536 << 20), "/dev/urandom"], { stdio: ["ignore", fs.openSync(bigImage, "w"), "inherit"] });
+    execFileSync("head", ["-c", String(1024 << 20), "/dev/urandom"], { stdio: ["ignore", fs.openSync(bigImage, "w"), "inherit"] });
     volumesBefore = volumeNames(lab);
     domainsBefore = domainNames();
   });
@@ -83,6 +83,14 @@ describe(`e2e [${leg.name}]: Ctrl-C during pulumi up`, function () {
     await e.stack.refresh({ expectNoChanges: true, clearPendingCreates: true });
   }
 
+  /** Starts `pulumi up` of the big image; resolves once its upload is under way. */
+  async function upUntilUploading(e: E2eStack & { prefix: string }): Promise<{ run: PulumiRun; image: string }> {
+    const run = runPulumi(e, ["up", "--yes", "--skip-preview"]);
+    const image = `${e.prefix}-image`;
+    await until(() => allocated(image) > 256 << 20, 120_000, `the upload of ${image} to be under way`);
+    return { run, image };
+  }
+
   async function finish(e: E2eStack | undefined): Promise<void> {
     if (!e) return;
     await e.stack.destroy().catch(() => undefined);
@@ -92,9 +100,7 @@ describe(`e2e [${leg.name}]: Ctrl-C during pulumi up`, function () {
   it("during a large Image upload: the half-made volume is removed before the engine's kill, and the next up completes", async () => {
     const e = await userStack({ imagePath: bigImage });
     try {
-      const run = runPulumi(e, ["up", "--yes", "--skip-preview"]);
-      const image = `${e.prefix}-image`;
-      await until(() => allocated(image) > 256 << 20, 120_000, `the upload of ${image} to be under way`);
+      const { run, image } = await upUntilUploading(e);
       const pid = provider(run);
       const ms = await pressCtrlCTwice(run, pid);
       const { code, output } = await run.exited;
@@ -112,9 +118,7 @@ describe(`e2e [${leg.name}]: Ctrl-C during pulumi up`, function () {
   it("when the provider is killed outright mid-upload: the volume stays journalled, preview counts its name as free, the next up removes it", async () => {
     const e = await userStack({ imagePath: bigImage });
     try {
-      const run = runPulumi(e, ["up", "--yes", "--skip-preview"]);
-      const image = `${e.prefix}-image`;
-      await until(() => allocated(image) > 256 << 20, 120_000, `the upload of ${image} to be under way`);
+      const { run, image } = await upUntilUploading(e);
       process.kill(provider(run), "SIGKILL");
       await run.exited;
       assert.deepStrictEqual(ours(e.prefix).volumes, [image], "a kill leaves the half-made volume");

@@ -64,7 +64,7 @@ describe(`e2e [${leg.name}]: 30 resources on one host in one pulumi up`, functio
     checkRun("create", up.stdout);
     const ours = () => ({ volumes: volumeNames(lab).filter((v) => v.startsWith(`${prefix}-`)).length, domains: domainNames().filter((d) => d.startsWith(`${prefix}-`)).length });
     assert.deepStrictEqual(ours(), { volumes: 1 + 10 + 10 + 9, domains: 10 }, "the image, 10 disks, 10 seeds, 9 blanks; 10 VMs");
-    assert.deepStrictEqual(up.outputs.vms.value, Array(10).fill("running"));
+    assert.deepStrictEqual(up.outputs.vms.value, Array(10).fill("shutoff"));
 
     await e!.stack.setConfig("grown", { value: "true" });
     const grown = await e!.stack.up();
@@ -72,7 +72,7 @@ describe(`e2e [${leg.name}]: 30 resources on one host in one pulumi up`, functio
     assert.deepStrictEqual(grown.summary.resourceChanges, { update: 29, same: 2 }, "every volume and VM updated in place, the image kept");
     checkRun("update", grown.stdout);
     assert.deepStrictEqual(grown.outputs.blanks.value, Array(9).fill(24 << 20));
-    assert.deepStrictEqual(grown.outputs.vms.value, Array(10).fill("running"));
+    assert.deepStrictEqual(grown.outputs.vms.value, Array(10).fill("shutoff"));
 
     const preview = await e!.stack.preview();
     assert.deepStrictEqual(preview.changeSummary, { same: 31 });

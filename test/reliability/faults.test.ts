@@ -4,7 +4,6 @@
 // next one heals, no error), a health probe timing out during an upload. Each ends in success on retry or a clear error, and afterwards
 // the host holds no object Pulumi does not know about.
 import * as assert from "assert";
-import { execFileSync } from "child_process";
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
@@ -20,6 +19,7 @@ import { HostConfig } from "../../provider/ssh/host";
 import { checked } from "../support/checked";
 import { labHost } from "../support/hosts";
 import { LabEnv, labEnv } from "../support/lab";
+import { restartLibvirtd } from "../support/lab-faults";
 import { knownHostsFor } from "../support/sshd";
 import { TcpProxy } from "../support/tcp-proxy";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
@@ -68,11 +68,11 @@ describe("faults", function () {
     return disk;
   }
 
-  async function proxiedHost(): Promise<{ proxy: TcpProxy; host: HostConfig }> {
+  async function proxiedHost(extra: Partial<HostConfig> = {}): Promise<{ proxy: TcpProxy; host: HostConfig }> {
     const lab = labEnv();
     const proxy = await TcpProxy.start(lab.port);
     cleanup.push(() => proxy.close());
-    return { proxy, host: labHost(lab, { port: proxy.port, knownHostsPath: knownHostsFor(lab, [proxy.port], tmp) }) };
+    return { proxy, host: labHost(lab, { port: proxy.port, knownHostsPath: knownHostsFor(lab, [proxy.port], tmp), ...extra }) };
   }
 
   it("the link reset in the middle of a Domain create, before the VM started: a clear error, nothing left, success on retry", async () => {
@@ -145,9 +145,8 @@ describe("faults", function () {
   it("the host out of reach while a started VM waits for its IP: the VM is kept and tracked, and the next up continues", async () => {
     const lab = labEnv();
     const known = new Known(lab);
-    const proxy = await TcpProxy.start(lab.port);
-    cleanup.push(() => proxy.close());
-    const host = labHost(lab, { port: proxy.port, knownHostsPath: knownHostsFor(lab, [proxy.port], tmp), connectTimeout: 3 });
+    // a redial that meets silence gives up after 3 s
+    const { proxy, host } = await proxiedHost({ connectTimeout: 3 });
     const tag = `fltip${process.pid}`;
     const disk = await diskFor(host, known, tag);
     const inputs = await checked(domainProvider, { host, name: `${tag}-vm`, type: "qemu", memory: "256MiB", shutdownTimeout: "10s",
@@ -174,9 +173,8 @@ describe("faults", function () {
   it("a define whose answer is lost and whose host then stays out of reach: outcome unknown, journalled, and the next create removes it first (no 'already exists', no duplicate)", async () => {
     const lab = labEnv();
     const known = new Known(lab);
-    const proxy = await TcpProxy.start(lab.port);
-    cleanup.push(() => proxy.close());
-    const host = labHost(lab, { port: proxy.port, knownHostsPath: knownHostsFor(lab, [proxy.port], tmp), connectTimeout: 3 });
+    // a redial that meets silence gives up after 3 s
+    const { proxy, host } = await proxiedHost({ connectTimeout: 3 });
     const tag = `fltou${process.pid}`;
     const vm = `${tag}-vm`;
     const disk = await diskFor(host, known, tag);
@@ -271,12 +269,7 @@ describe("faults", function () {
     const vol = (name: string) => checked(volumeProvider, { host, name, capacity: "16MiB" } as VolumeInputs).then((i) => volumeProvider.create(i));
     const a: VolumeOutputs = (await vol(`restart-a-${process.pid}`)).outs;
     known.volumes.add(a.name);
-    const pid = fs.readFileSync(lab.libvirtdPid, "utf8").trim();
-    execFileSync("kill", [pid]);
-    for (let i = 0; i < 100; i++) { try { process.kill(Number(pid), 0); await new Promise((r) => setTimeout(r, 100)); } catch { break; } }
-    execFileSync("ip", ["netns", "exec", lab.netns, "libvirtd", "-d", "-p", lab.libvirtdPid]);
-    for (let i = 0; i < 100 && !fs.existsSync(lab.socket); i++) await new Promise((r) => setTimeout(r, 100));
-    await new Promise((r) => setTimeout(r, 1000));
+    await restartLibvirtd(lab);
     const b: VolumeOutputs = (await vol(`restart-b-${process.pid}`)).outs;
     known.volumes.add(b.name);
     assert.deepStrictEqual(known.orphans(), []);

@@ -9,7 +9,7 @@ export interface PulumiRun {
   pid: number;
   /** Everything the CLI printed so far. */
   output(): string;
-  /** Ctrl-C as a terminal sends it. */
+  /** Ctrl-C as a terminal sends it (nothing once the run has ended). */
   interrupt(): void;
   exited: Promise<{ code: number | null; output: string }>;
 }
@@ -24,7 +24,13 @@ export function runPulumi(e: E2eStack, args: string[]): PulumiRun {
   return {
     pid: p.pid!,
     output: () => output,
-    interrupt: () => process.kill(-p.pid!, "SIGINT"),
+    interrupt: () => {
+      try {
+        process.kill(-p.pid!, "SIGINT");
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err; // the run had ended
+      }
+    },
     exited: new Promise((resolve) => p.on("close", (code) => resolve({ code, output }))),
   };
 }
