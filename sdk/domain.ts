@@ -14,6 +14,15 @@ export interface DiskArgs {
   bus?: pulumi.Input<"virtio" | "sata" | "scsi" | "ide">;
   /** The volume's format; taken from a Volume or Image given as `volume`. */
   format?: pulumi.Input<"qcow2" | "raw">;
+  /** Its place in the boot order, 1 first (default: the first disk boots). */
+  bootOrder?: pulumi.Input<number>;
+  /** qemu's cache mode (libvirt's default when absent). */
+  cache?: pulumi.Input<"default" | "none" | "writethrough" | "writeback" | "directsync" | "unsafe">;
+  /** "unmap" passes the guest's TRIM/discard on to the volume. */
+  discard?: pulumi.Input<"unmap" | "ignore">;
+  /** The serial number the guest sees (up to 20 letters, digits, _ . + -). */
+  serial?: pulumi.Input<string>;
+  readonly?: pulumi.Input<boolean>;
 }
 
 export interface NetworkInterfaceArgs {

@@ -3,11 +3,11 @@
 import { CloudInit } from "../iso/seed";
 import { HostConfig } from "../ssh/host";
 import { parseDuration, parseSize } from "../units";
-import { DiskSpec } from "../xml/domain";
+import { DISK_CACHES, DISK_DISCARDS, DiskOptions, DiskSpec } from "../xml/domain";
 import { checkHostInput, checkName, Failures, isUnknown } from "./common";
 import { IpFamily, IpSource, WaitForIp } from "./domain-ip";
 
-export interface DiskInput {
+export interface DiskInput extends DiskOptions {
   /** Volume name (a Volume's or Image's name). */
   volume: string;
   pool?: string;
@@ -118,8 +118,11 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
       if (!isUnknown(out.bus) && !["virtio", "sata", "scsi", "ide"].includes(out.bus!)) bad(`disks[${i}].bus`, `must be virtio, sata, scsi or ide`);
       if (out.format !== undefined && !isUnknown(out.format) && !["qcow2", "raw"].includes(out.format)) bad(`disks[${i}].format`, `must be "qcow2" or "raw"`);
       if (out.device === "cdrom" && out.bus === "virtio") bad(`disks[${i}].bus`, "a cdrom cannot sit on virtio: use sata or scsi");
+      checkDiskOptions(out, `disks[${i}]`, bad);
       return out;
     });
+    const orders = d.disks.map((x) => x.bootOrder).filter((o): o is number => typeof o === "number");
+    if (new Set(orders).size !== orders.length) bad("disks", `two disks have the same bootOrder (${orders.join(", ")}): give each its own place`);
   }
   // An Output of the whole array is unknown in a preview before its parts exist.
   if (!isUnknown(d.networkInterfaces) && !Array.isArray(d.networkInterfaces)) {
@@ -160,3 +163,14 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
   return d;
 }
 
+
+/** A disk's options as libvirt takes them; `bad` reports one property's failure. */
+function checkDiskOptions(disk: DiskInput, at: string, bad: (property: string, reason: string) => void): void {
+  const { bootOrder, cache, discard, serial, readonly } = disk;
+  if (bootOrder !== undefined && !isUnknown(bootOrder) && (!Number.isInteger(bootOrder) || bootOrder < 1 || bootOrder > 64)) bad(`${at}.bootOrder`, `must be a whole number 1-64 (1 boots first), got ${JSON.stringify(bootOrder)}`);
+  if (cache !== undefined && !isUnknown(cache) && !DISK_CACHES.includes(cache)) bad(`${at}.cache`, `must be one of ${DISK_CACHES.join(", ")}, got ${JSON.stringify(cache)}`);
+  if (discard !== undefined && !isUnknown(discard) && !DISK_DISCARDS.includes(discard)) bad(`${at}.discard`, `must be "unmap" (pass the guest's discards on) or "ignore", got ${JSON.stringify(discard)}`);
+  // qemu passes at most 20 characters on to the guest, and libvirt takes no blanks or quotes
+  if (serial !== undefined && !isUnknown(serial) && !/^[A-Za-z0-9_.+-]{1,20}$/.test(String(serial))) bad(`${at}.serial`, `must be 1-20 letters, digits or _ . + -, got ${JSON.stringify(serial)}`);
+  if (readonly !== undefined && !isUnknown(readonly) && typeof readonly !== "boolean") bad(`${at}.readonly`, `must be true or false, got ${JSON.stringify(readonly)}`);
+}

@@ -32,7 +32,8 @@ export async function resolveDisks(lv: Libvirt, d: DomainInputs, host: string, k
     // only a qcow2 overlay has a base; its header is qemu's, not the guest's
     const backing = format === "qcow2" && desc.format === "qcow2" && desc.backingPath
       ? { path: desc.backingPath, format: desc.backingFormat ?? "qcow2" } : undefined;
-    return { path: desc.path, format, device: disk.device ?? "disk", bus: disk.bus ?? "virtio", backing };
+    const { bootOrder, cache, discard, serial, readonly } = disk;
+    return { path: desc.path, format, device: disk.device ?? "disk", bus: disk.bus ?? "virtio", backing, bootOrder, cache, discard, serial, readonly };
   }));
 }
 

@@ -7,7 +7,22 @@ import { at, children, node, parseXml } from "./dom";
 export const OWNER_NS = "https://github.com/pulumi-kvm/pulumi-kvm/xmlns/domain/1";
 export const OWNER_PREFIX = "pulumikvm";
 
-export interface DiskSpec {
+export const DISK_CACHES = ["default", "none", "writethrough", "writeback", "directsync", "unsafe"] as const;
+export const DISK_DISCARDS = ["unmap", "ignore"] as const;
+
+/** What a disk may set beyond its volume: libvirt's defaults when absent. */
+export interface DiskOptions {
+  /** Its place in the boot order (1 first); without any, the first disk boots. */
+  bootOrder?: number;
+  cache?: (typeof DISK_CACHES)[number];
+  /** "unmap" passes the guest's TRIM/discard on, freeing space in the volume. */
+  discard?: (typeof DISK_DISCARDS)[number];
+  /** The serial number the guest sees (/dev/disk/by-id/virtio-SERIAL). */
+  serial?: string;
+  readonly?: boolean;
+}
+
+export interface DiskSpec extends DiskOptions {
   path: string;
   format: string;
   device: "disk" | "cdrom";
@@ -60,7 +75,7 @@ export function targetNames(disks: { bus: DiskSpec["bus"] }[]): string[] {
 
 function disk(devices: XMLBuilder, d: DiskSpec, target: string, bootOrder?: number): void {
   const el = devices.ele("disk", { type: "file", device: d.device });
-  el.ele("driver", { name: "qemu", type: d.format });
+  el.ele("driver", { name: "qemu", type: d.format, ...(d.cache ? { cache: d.cache } : {}), ...(d.discard ? { discard: d.discard } : {}) });
   el.ele("source", { file: d.path });
   // the backing chain spelt out, ending in an empty <backingStore/>: libvirt then probes
   // nothing, so no header written into a disk can point qemu at a file of the host
@@ -72,7 +87,8 @@ function disk(devices: XMLBuilder, d: DiskSpec, target: string, bootOrder?: numb
   }
   chain.ele("backingStore");
   el.ele("target", { dev: target, bus: d.bus });
-  if (d.device === "cdrom") el.ele("readonly");
+  if (d.device === "cdrom" || d.readonly) el.ele("readonly");
+  if (d.serial) el.ele("serial").txt(d.serial);
   if (bootOrder !== undefined) el.ele("boot", { order: String(bootOrder) });
 }
 
@@ -106,8 +122,9 @@ export function domainXml(spec: DomainSpec): string {
   const all = [...spec.disks, ...(spec.seedPath ? [{ path: spec.seedPath, format: "raw", device: "cdrom", bus: "scsi" } as DiskSpec] : [])];
   if (all.some((d) => d.bus === "scsi")) devices.ele("controller", { type: "scsi", index: "0", model: "virtio-scsi" });
   const targets = targetNames(all);
-  // boot from the first disk unless a kernel is given directly
-  all.forEach((d, i) => disk(devices, d, targets[i], !spec.kernel && i === 0 ? 1 : undefined));
+  // the boot order given, else the first disk boots, unless a kernel is given directly
+  const ordered = spec.disks.some((d) => d.bootOrder !== undefined);
+  all.forEach((d, i) => disk(devices, d, targets[i], spec.kernel ? undefined : ordered ? d.bootOrder : i === 0 ? 1 : undefined));
   for (const nic of spec.interfaces) {
     const el = devices.ele("interface", { type: nic.bridge ? "bridge" : "network" });
     if (nic.mac) el.ele("mac", { address: nic.mac });

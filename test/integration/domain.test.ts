@@ -123,6 +123,34 @@ describe("Domain", function () {
     assert.notStrictEqual(leaseOf()?.expiry, before?.expiry, "the previous definition booted again");
   });
 
+  it("gives disks a boot order, cache, discard, serial and read-only, and changes them in place", async () => {
+    const lab = labEnv();
+    const os = await disk(`${tag}-opts.qcow2`);
+    const data = (await volumeProvider.create(await checked(volumeProvider, { host: labHost(lab), name: `${tag}-opts-data.qcow2`, capacity: "16MiB" } as VolumeInputs))).outs;
+    volumes.push(data);
+    const vm = await domain({ name: `${tag}-opts`, running: false, disks: [
+      { volume: os.name, bootOrder: 2, cache: "none", discard: "unmap", serial: "os-1" },
+      { volume: data.name, bootOrder: 1, readonly: true, serial: "data-1" },
+    ] });
+    const disks = () => [...virsh(["dumpxml", "--inactive", vm.name]).matchAll(/<disk [\s\S]*?<\/disk>/g)].map((m) => m[0]);
+    const [first, second] = disks();
+    assert.match(first, /<driver name='qemu' type='qcow2' cache='none' discard='unmap'\/>/);
+    assert.match(first, /<serial>os-1<\/serial>/);
+    assert.match(first, /<boot order='2'\/>/);
+    assert.doesNotMatch(first, /<readonly\/>/);
+    assert.match(second, /<readonly\/>[\s\S]*<serial>data-1<\/serial>[\s\S]*<boot order='1'\/>/);
+    const news = await checked(domainProvider, { ...vm, disks: [{ volume: os.name, cache: "writeback" }, { volume: data.name }] }, vm);
+    assert.deepStrictEqual(await domainProvider.diff(vm.uuid, vm, news), { changes: true, replaces: [], deleteBeforeReplace: false });
+    const { outs } = await domainProvider.update(vm.uuid, vm, news);
+    domains[domains.indexOf(vm)] = outs;
+    assert.strictEqual(outs.uuid, vm.uuid, "updated in place");
+    const [os2, data2] = disks();
+    assert.match(os2, /cache='writeback'/);
+    assert.doesNotMatch(os2, /discard=|<serial>/);
+    assert.match(os2, /<boot order='1'\/>/, "without a boot order the first disk boots");
+    assert.doesNotMatch(data2, /<readonly\/>|<boot /);
+  });
+
   it("stops the domain with running: false and starts it with true", async () => {
     const stop = await checked(domainProvider, { ...web, running: false, waitForIp: undefined }, web);
     const started = Date.now();

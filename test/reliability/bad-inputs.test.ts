@@ -129,6 +129,11 @@ const cases: Case[] = [
   { what: "coreboot firmware", kind: "domain", inputs: () => ({ firmware: "coreboot" }), at: "check", property: "firmware", says: /"bios" or "uefi"/ },
   { what: "a hostname with underscores", kind: "domain", inputs: () => ({ cloudInit: { hostname: "web_1" } }), at: "check", property: "cloudInit.hostname", says: /not a host name/ },
   { what: "an empty shutdownTimeout", kind: "domain", inputs: () => ({ shutdownTimeout: "" }), at: "check", property: "shutdownTimeout", says: /empty string is not a duration/ },
+  { what: "a disk boot order of 0", kind: "domain", inputs: (c) => ({ disks: [{ volume: c.baseImage, bootOrder: 0 }] }), at: "check", property: "disks[0].bootOrder", says: /1 boots first/ },
+  { what: "two disks with the same boot order", kind: "domain", inputs: (c) => ({ disks: [{ volume: c.baseImage, bootOrder: 1 }, { volume: c.baseImage, bootOrder: 1 }] }), at: "check", property: "disks", says: /its own place/ },
+  { what: "a cache mode libvirt lacks", kind: "domain", inputs: (c) => ({ disks: [{ volume: c.baseImage, cache: "fast" }] }), at: "check", property: "disks[0].cache", says: /writeback/ },
+  { what: "a discard mode libvirt lacks", kind: "domain", inputs: (c) => ({ disks: [{ volume: c.baseImage, discard: "trim" }] }), at: "check", property: "disks[0].discard", says: /"unmap"/ },
+  { what: "a disk serial with a blank", kind: "domain", inputs: (c) => ({ disks: [{ volume: c.baseImage, serial: "data disk" }] }), at: "check", property: "disks[0].serial", says: /1-20 letters/ },
   { what: "a waitForIp timeout in words", kind: "domain", inputs: () => ({ waitForIp: { timeout: "soon" } }), at: "check", property: "waitForIp.timeout", says: /"30s", "5m"/ },
 ];
 

@@ -1,8 +1,9 @@
 // Faults the real parts cannot produce on demand: the link reset mid-create (before the
 // VM started, and while it waits for its IP), a define whose answer is lost, a link
-// blackholed mid-upload, the link reset and libvirtd restarted between operations (the
-// next one heals, no error), a health probe timing out during an upload. Each ends in success on retry or a clear error, and afterwards
-// the host holds no object Pulumi does not know about.
+// blackholed mid-upload, the link reset, libvirtd restarted and sshd killed between
+// operations (the next one heals, no error), a health probe timing out during an upload.
+// Each ends in success on retry or a clear error, and afterwards the host holds no
+// object Pulumi does not know about.
 import * as assert from "assert";
 import * as crypto from "crypto";
 import * as fs from "fs";
@@ -19,7 +20,7 @@ import { HostConfig } from "../../provider/ssh/host";
 import { checked } from "../support/checked";
 import { labHost } from "../support/hosts";
 import { LabEnv, labEnv } from "../support/lab";
-import { restartLibvirtd } from "../support/lab-faults";
+import { killSshd, restartLibvirtd } from "../support/lab-faults";
 import { knownHostsFor } from "../support/sshd";
 import { TcpProxy } from "../support/tcp-proxy";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
@@ -262,20 +263,26 @@ describe("faults", function () {
     assert.ok(!volumeNames(lab).includes(a.name) && !volumeNames(lab).includes(b.name));
   });
 
-  it("libvirtd restarted between two operations: the next operation redials and succeeds with no error", async () => {
-    const lab = labEnv();
-    const known = new Known(lab);
-    const host = labHost(lab);
-    const vol = (name: string) => checked(volumeProvider, { host, name, capacity: "16MiB" } as VolumeInputs).then((i) => volumeProvider.create(i));
-    const a: VolumeOutputs = (await vol(`restart-a-${process.pid}`)).outs;
-    known.volumes.add(a.name);
-    await restartLibvirtd(lab);
-    const b: VolumeOutputs = (await vol(`restart-b-${process.pid}`)).outs;
-    known.volumes.add(b.name);
-    assert.deepStrictEqual(known.orphans(), []);
-    await volumeProvider.delete(a.key, a);
-    await volumeProvider.delete(b.key, b);
-  });
+  const restarts: [string, string, (lab: LabEnv) => Promise<void>][] = [
+    ["libvirtd restarted", "lv", restartLibvirtd],
+    ["sshd killed with its sessions and started again", "ssh", (lab) => killSshd(lab, 1, 500)],
+  ];
+  for (const [what, short, restart] of restarts) {
+    it(`${what} between two operations: the next operation redials and succeeds with no error`, async () => {
+      const lab = labEnv();
+      const known = new Known(lab);
+      const host = labHost(lab);
+      const vol = (name: string) => checked(volumeProvider, { host, name, capacity: "16MiB" } as VolumeInputs).then((i) => volumeProvider.create(i));
+      const a: VolumeOutputs = (await vol(`restart-${short}-a-${process.pid}`)).outs;
+      known.volumes.add(a.name);
+      await restart(lab);
+      const b: VolumeOutputs = (await vol(`restart-${short}-b-${process.pid}`)).outs;
+      known.volumes.add(b.name);
+      assert.deepStrictEqual(known.orphans(), []);
+      await volumeProvider.delete(a.key, a);
+      await volumeProvider.delete(b.key, b);
+    });
+  }
 
   it("a health probe timing out during an upload leaves the upload to finish", async () => {
     const lab = labEnv();

@@ -27,6 +27,11 @@ const domains: [string, DomainInputs, DiskSpec[], string?][] = [
   ["a kernel without initrd or cmdline", { ...base, kernel: "/boot/vmlinuz" }, [raw]],
   ["an installer cdrom first", { ...base, disks: [{ volume: "installer.iso", device: "cdrom", bus: "sata" }, { volume: "disk" }] }, [iso, raw]],
   ["a kept UUID and MAC", { ...base, networkInterfaces: [{ network: "default" }] }, [raw]],
+  ["every disk option (boot order, cache, discard, serial, read-only)", base, [
+    { ...overlay, bootOrder: 2, cache: "none", discard: "unmap", serial: "os-disk_1" },
+    { ...raw, bootOrder: 1, cache: "writeback", discard: "ignore", serial: "data.2", readonly: true },
+    { ...iso, cache: "unsafe" },
+  ], "/pool/vm-seed.iso"],
 ];
 
 describe("libvirt's schema", () => {
