@@ -106,11 +106,14 @@ export class RpcClient extends EventEmitter {
     this.streams.delete(serial);
   }
 
-  /** Takes one of the daemon's request slots, waiting here when all are taken: past its limit libvirtd would stop reading the link. */
-  private requestSlot(api: string, signal?: AbortSignal): Promise<void> {
+  /**
+   * Takes one of the daemon's request slots: at once (undefined) when one is free, else a
+   * wait in the queue. Past its limit libvirtd would stop reading the link.
+   */
+  private requestSlot(api: string, signal?: AbortSignal): Promise<void> | undefined {
     if (this.slotsTaken < this.maxRequests && this.queue.length === 0) {
       this.slotsTaken++;
-      return Promise.resolve();
+      return undefined;
     }
     this.stats.queued++;
     return new Promise<void>((resolve, reject) => {
@@ -142,11 +145,15 @@ export class RpcClient extends EventEmitter {
   private async invoke<A>(proc: Procedure<A, unknown>, args: A, signal?: AbortSignal, assigned?: (serial: number) => void): Promise<Buffer> {
     if (this.closedWith) throw new RpcNotSentError(proc.api, this.closedWith);
     if (signal?.aborted) throw new RpcAbortError(proc.api, signal.reason);
-    await this.requestSlot(proc.api, signal);
-    if (this.closedWith) throw new RpcNotSentError(proc.api, this.closedWith);
-    if (signal?.aborted) {
-      this.releaseSlot();
-      throw new RpcAbortError(proc.api, signal.reason);
+    // a free slot is taken in this tick: the call is sent before anything else can happen
+    const waiting = this.requestSlot(proc.api, signal);
+    if (waiting) {
+      await waiting;
+      if (this.closedWith) throw new RpcNotSentError(proc.api, this.closedWith);
+      if (signal?.aborted) {
+        this.releaseSlot();
+        throw new RpcAbortError(proc.api, signal.reason);
+      }
     }
     const serial = this.serial++;
     assigned?.(serial);
