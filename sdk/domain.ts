@@ -26,10 +26,12 @@ export interface DiskArgs {
 }
 
 export interface NetworkInterfaceArgs {
-  /** A libvirt network (default "default" when no bridge is given). */
+  /** A libvirt network (default "default" when neither bridge nor direct is given); a Network's `name` orders the domain after it. */
   network?: pulumi.Input<string>;
   /** A host bridge instead of a network. */
   bridge?: pulumi.Input<string>;
+  /** macvtap on a host device (mode "bridge" by default); the host itself cannot reach the guest in bridge mode. */
+  direct?: pulumi.Input<{ dev: pulumi.Input<string>; mode?: pulumi.Input<"bridge" | "vepa" | "private" | "passthrough"> }>;
   /** Fixed MAC; otherwise libvirt picks one, kept across updates. */
   mac?: pulumi.Input<string>;
   model?: pulumi.Input<string>;
@@ -51,7 +53,8 @@ export interface CloudInitArgs {
 export interface WaitForIpArgs {
   /** e.g. "5m" (default). */
   timeout?: pulumi.Input<string>;
-  source?: pulumi.Input<"lease" | "agent" | "any">;
+  /** "any" (default: lease or agent), "lease", "agent", or "arp" (the host's ARP table: bridge and direct NICs). */
+  source?: pulumi.Input<"lease" | "agent" | "arp" | "any">;
   family?: pulumi.Input<"ipv4" | "ipv6" | "any">;
 }
 
@@ -83,6 +86,8 @@ export interface DomainArgs {
   waitForIp?: pulumi.Input<boolean | WaitForIpArgs>;
   /** Graceful ACPI shutdown bound before destroy (default "60s"). */
   shutdownTimeout?: pulumi.Input<string>;
+  /** Take over a domain of this name that already exists on the host (see docs/resources.md, "Adopting"). */
+  adopt?: pulumi.Input<boolean>;
 }
 
 export interface InterfaceState {

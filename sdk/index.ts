@@ -6,3 +6,7 @@ export type { VolumeArgs } from "./volume";
 export { Domain } from "./domain";
 export type { DomainArgs, DiskArgs, NetworkInterfaceArgs, CloudInitArgs, WaitForIpArgs, InterfaceState } from "./domain";
 export type { HostArgs } from "./host";
+export { StoragePool } from "./storage-pool";
+export type { StoragePoolArgs } from "./storage-pool";
+export { Network } from "./network";
+export type { NetworkArgs, DhcpArgs, DhcpHostArgs } from "./network";

@@ -4,10 +4,12 @@ import { HostArgs } from "./host";
 /** Where a volume-backed resource lives. */
 export interface StorageArgs {
   host: pulumi.Input<HostArgs>;
-  /** Storage pool (default "default"). */
+  /** Storage pool (default "default"); a StoragePool's `name` orders this after it. */
   pool?: pulumi.Input<string>;
   /** Volume name in the pool (default: the resource name). */
   name?: pulumi.Input<string>;
+  /** Take over a volume of this name that already exists in the pool (see docs/resources.md, "Adopting"). */
+  adopt?: pulumi.Input<boolean>;
 }
 
 /** The outputs Image and Volume share: a volume in a pool. */

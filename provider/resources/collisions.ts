@@ -41,11 +41,11 @@ export function rememberStackNames(recorded: Claims | undefined): void {
 /**
  * Adds a failure for each name of `news` that exists on the host and is not the
  * stack's own (`olds`, or remembered from an earlier check or diff). Silent when the
- * host cannot be asked (the host check reports that).
+ * host cannot be asked (the host check reports that), and for a resource that adopts.
  */
-export async function checkClaims(pool: HostAccess, failures: Failures, news: Claims, olds?: Claims): Promise<void> {
+export async function checkClaims(pool: HostAccess, failures: Failures, news: Claims, olds?: Claims, adopt?: boolean): Promise<void> {
   rememberStackNames(olds);
-  if (failures.length || isUnknown(news.host) || process.env.PULUMI_KVM_SKIP_HOST_CHECK === "1") return;
+  if (adopt === true || failures.length || isUnknown(news.host) || process.env.PULUMI_KVM_SKIP_HOST_CHECK === "1") return;
   if (news.claims.some((c) => isUnknown(c.what))) return;
   const fresh = news.claims.filter((c) => !inStack.has(keyOf(news.host, c)));
   if (fresh.length === 0) return;
@@ -62,7 +62,7 @@ export async function checkClaims(pool: HostAccess, failures: Failures, news: Cl
   for (const c of taken) {
     failures.push({
       property: c.property,
-      reason: `${c.what} already exists on ${hostLabel(news.host)} and is not part of this stack; pulumi-kvm cannot adopt it. Remove it on the host (${c.removal}) or choose another ${c.property}`,
+      reason: `${c.what} already exists on ${hostLabel(news.host)} and is not part of this stack. Set adopt: true to take it over, remove it on the host (${c.removal}), or choose another ${c.property}`,
     });
   }
 }

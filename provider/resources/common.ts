@@ -78,7 +78,7 @@ export function checkHostInput(failures: Failures, host: unknown): HostConfig | 
 }
 
 /** The host check of `check`: reachable, pool exists and runs (memoised per host). */
-export async function checkHostHealth(ctx: ResourceContext, failures: Failures, host: HostConfig, pool: string, network?: string): Promise<{ availableBytes?: number }> {
+export async function checkHostHealth(ctx: ResourceContext, failures: Failures, host: HostConfig, pool: string | undefined, network?: string): Promise<{ availableBytes?: number }> {
   if (failures.length || isUnknown(host) || isUnknown(pool) || isUnknown(network)) return {};
   if (process.env.PULUMI_KVM_SKIP_HOST_CHECK === "1") {
     // no host check asked for: key material that cannot be read only warns now
@@ -136,3 +136,13 @@ export function explainRecorded(err: unknown, host: string, what: string): KvmEr
     fix: "refresh and destroy log in with the credentials the stack recorded at the last successful update. If you changed them in the program, run `pulumi up` first: it records the new credentials and changes nothing on the host. Or authorize the old key again until then",
   });
 }
+
+/** A true/false input, when given. */
+export function checkBoolean(failures: Failures, property: string, v: unknown): void {
+  if (v !== undefined && !isUnknown(v) && typeof v !== "boolean") failures.push({ property, reason: `${property} must be true or false, got ${JSON.stringify(v)}` });
+}
+
+export const MAC_RE = /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i;
+
+/** A Linux network interface name (a bridge, a NIC): at most 15 characters. */
+export const IFACE_RE = /^[A-Za-z0-9_.-]{1,15}$/;

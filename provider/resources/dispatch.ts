@@ -4,12 +4,16 @@
 import { domainProvider } from "./domain";
 import { engineError, toEngine } from "./engine";
 import { imageProvider } from "./image";
+import { networkProvider } from "./network";
+import { storagePoolProvider } from "./storage-pool";
 import { ResourceProvider } from "./types";
 import { volumeProvider } from "./volume";
 
-export type Kind = "Image" | "Volume" | "Domain";
+export type Kind = "Image" | "Volume" | "Domain" | "StoragePool" | "Network";
 
-const kinds: Record<Kind, ResourceProvider<any, any>> = { Image: imageProvider, Volume: volumeProvider, Domain: domainProvider };
+const kinds: Record<Kind, ResourceProvider<any, any>> = {
+  Image: imageProvider, Volume: volumeProvider, Domain: domainProvider, StoragePool: storagePoolProvider, Network: networkProvider,
+};
 
 function of(...values: ({ kvmKind?: Kind } | undefined)[]): ResourceProvider<any, any> {
   const kind = values.find((v) => v?.kvmKind)?.kvmKind;

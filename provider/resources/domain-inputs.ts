@@ -4,7 +4,7 @@ import { CloudInit } from "../iso/seed";
 import { HostConfig } from "../ssh/host";
 import { parseDuration, parseSize } from "../units";
 import { DISK_CACHES, DISK_DISCARDS, DiskOptions, DiskSpec } from "../xml/domain";
-import { checkHostInput, checkName, Failures, isUnknown } from "./common";
+import { checkBoolean, checkHostInput, checkName, Failures, IFACE_RE, isUnknown, MAC_RE } from "./common";
 import { IpFamily, IpSource, WaitForIp } from "./domain-ip";
 
 export interface DiskInput extends DiskOptions {
@@ -17,9 +17,13 @@ export interface DiskInput extends DiskOptions {
   format?: "qcow2" | "raw";
 }
 
+export const DIRECT_MODES = ["bridge", "vepa", "private", "passthrough"] as const;
+
 export interface InterfaceInput {
   network?: string;
   bridge?: string;
+  /** macvtap on a host device: the guest shares the device's LAN (the host itself cannot reach it in bridge mode). */
+  direct?: { dev: string; mode?: (typeof DIRECT_MODES)[number] };
   mac?: string;
   model?: string;
 }
@@ -33,6 +37,8 @@ export interface DomainInputs {
   /** MiB after check ("2GiB" or a number of MiB before). */
   memory?: number | string;
   firmware?: "bios" | "uefi";
+  /** Take over a domain of this name that exists on the host. */
+  adopt?: boolean;
   machine?: string;
   cpuMode?: string;
   disks: DiskInput[];
@@ -66,7 +72,6 @@ export function seedPoolFor(d: DomainInputs): string {
   return d.disks[0]?.pool ?? "default";
 }
 
-const MAC_RE = /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i;
 
 export function waitSpec(w: DomainInputs["waitForIp"]): WaitForIp | undefined {
   if (!w) return undefined;
@@ -107,6 +112,7 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
   }
   if (!isUnknown(d.firmware) && !["bios", "uefi"].includes(d.firmware!)) bad("firmware", `must be "bios" or "uefi", got ${JSON.stringify(d.firmware)}`);
   if (!isUnknown(d.graphics) && !["none", "vnc", "spice"].includes(d.graphics!)) bad("graphics", `must be "none", "vnc" or "spice"`);
+  checkBoolean(failures, "adopt", news.adopt);
   if (!Array.isArray(news.disks) || news.disks.length === 0) {
     if (!isUnknown(news.disks)) bad("disks", "give at least one disk: [{ volume: myVolume }]");
   } else {
@@ -130,12 +136,19 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
   } else if (Array.isArray(d.networkInterfaces)) {
     d.networkInterfaces.forEach((nic, i) => {
       if (isUnknown(nic)) return;
-      if (nic.network && nic.bridge) bad(`networkInterfaces[${i}]`, "give network or bridge, not both");
+      if ([nic.network, nic.bridge, nic.direct].filter((x) => x !== undefined).length > 1) bad(`networkInterfaces[${i}]`, "give one of network, bridge or direct");
+      if (nic.bridge !== undefined && !isUnknown(nic.bridge) && !IFACE_RE.test(String(nic.bridge))) bad(`networkInterfaces[${i}].bridge`, `must be a host bridge's name such as "br0", got ${JSON.stringify(nic.bridge)}`);
+      if (nic.direct !== undefined && !isUnknown(nic.direct)) {
+        if (!nic.direct || typeof nic.direct.dev !== "string" || !IFACE_RE.test(nic.direct.dev)) bad(`networkInterfaces[${i}].direct.dev`, `must be a host network device such as "eth0", got ${JSON.stringify(nic.direct?.dev)}`);
+        if (nic.direct?.mode !== undefined && !DIRECT_MODES.includes(nic.direct.mode)) bad(`networkInterfaces[${i}].direct.mode`, `must be one of ${DIRECT_MODES.map((m) => `"${m}"`).join(", ")}, got ${JSON.stringify(nic.direct.mode)}`);
+      }
       if (nic.network !== undefined) checkName(failures, `networkInterfaces[${i}].network`, nic.network);
       if (nic.mac !== undefined && !isUnknown(nic.mac) && !MAC_RE.test(nic.mac)) bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is not a MAC address like 52:54:00:12:34:56`);
       if (nic.mac && MAC_RE.test(nic.mac) && parseInt(nic.mac.slice(0, 2), 16) & 1) bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is a multicast address; use a unicast one such as 52:54:00:…`);
     });
-    d.networkInterfaces = d.networkInterfaces.map((n) => (isUnknown(n) ? n : { ...n, model: n.model ?? "virtio", ...(n.mac ? { mac: n.mac.toLowerCase() } : {}) }));
+    d.networkInterfaces = d.networkInterfaces.map((n) => (isUnknown(n) ? n : {
+      ...n, model: n.model ?? "virtio", ...(n.mac ? { mac: n.mac.toLowerCase() } : {}), ...(n.direct?.dev ? { direct: { ...n.direct, mode: n.direct.mode ?? "bridge" } } : {}),
+    }));
   }
   if (news.kernel !== undefined && !isUnknown(news.kernel) && (typeof news.kernel !== "string" || !news.kernel.startsWith("/"))) bad("kernel", "must be an absolute path on the host");
   if (news.initrd !== undefined && !news.kernel) bad("initrd", "needs kernel: an initrd is only used with direct kernel boot");
@@ -143,12 +156,17 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
   const wait = news.waitForIp;
   if (wait && wait !== true && !isUnknown(wait)) {
     if (wait.timeout !== undefined && "error" in parseDuration(wait.timeout)) bad("waitForIp.timeout", (parseDuration(wait.timeout) as { error: string }).error);
-    if (wait.source !== undefined && !["lease", "agent", "any"].includes(wait.source)) bad("waitForIp.source", `must be "lease", "agent" or "any"`);
+    if (wait.source !== undefined && !["lease", "agent", "arp", "any"].includes(wait.source)) bad("waitForIp.source", `must be "lease", "agent", "arp" or "any"`);
     if (wait.family !== undefined && !["ipv4", "ipv6", "any"].includes(wait.family)) bad("waitForIp.family", `must be "ipv4", "ipv6" or "any"`);
     if (wait.source === "agent" && !news.qemuAgent) bad("waitForIp.source", `"agent" needs qemuAgent: true (and the agent in the guest)`);
   }
   if (wait && d.running === false) bad("waitForIp", "a domain with running: false never gets an address; drop waitForIp or run it");
   if (wait && Array.isArray(d.networkInterfaces) && d.networkInterfaces.length === 0) bad("waitForIp", "the domain has no networkInterfaces to get an address on");
+  const source = wait && wait !== true && !isUnknown(wait) ? wait.source ?? "any" : "any";
+  const leased = Array.isArray(d.networkInterfaces) && d.networkInterfaces.some((n) => isUnknown(n) || (!n.bridge && !n.direct));
+  if (wait && Array.isArray(d.networkInterfaces) && d.networkInterfaces.length > 0 && !leased && (source === "lease" || (source === "any" && !news.qemuAgent))) {
+    bad("waitForIp.source", `libvirt keeps no DHCP lease for bridge and direct interfaces: use source "arp" (the host's ARP table) or "agent" (with qemuAgent: true)`);
+  }
   if (wait && !news.kernel && d.disks?.[0]?.device === "cdrom" && !news.cloudInit) {
     bad("disks[0].device", "the boot disk is a cdrom and waitForIp is set: an installer ISO gets no address by itself; boot from a disk volume or drop waitForIp");
   }

@@ -1,10 +1,10 @@
 // Waiting for a domain's IP address: polls interface addresses (DHCP lease, guest
-// agent, or both) with backoff until the timeout, skipping loopback and link-local.
+// agent, or both; the host's ARP table for bridge and direct NICs) with backoff until the timeout, skipping loopback and link-local.
 // A lease listed before this boot (a pinned MAC reused, a restart) is stale until the
 // guest renews it: a snapshot taken before the start tells fresh leases from old ones.
 import { AddressSource, DomainInterface, DomainRef, isLibvirtError, Libvirt } from "../libvirt/api";
 
-export type IpSource = "lease" | "agent" | "any";
+export type IpSource = "lease" | "agent" | "arp" | "any";
 export type IpFamily = "ipv4" | "ipv6" | "any";
 
 export interface WaitForIp {
@@ -66,7 +66,7 @@ async function staleLeases(lv: Libvirt, snap: LeaseSnapshot | undefined): Promis
  * With a snapshot, a lease address from before the (re)start does not count.
  */
 export async function interfaceAddresses(lv: Libvirt, dom: DomainRef, source: IpSource, family: IpFamily, since?: LeaseSnapshot): Promise<InterfaceAddresses[]> {
-  const sources = source === "lease" ? [AddressSource.LEASE] : source === "agent" ? [AddressSource.AGENT] : [AddressSource.LEASE, AddressSource.AGENT];
+  const sources: number[] = { lease: [AddressSource.LEASE], agent: [AddressSource.AGENT], arp: [AddressSource.ARP], any: [AddressSource.LEASE, AddressSource.AGENT] }[source];
   const stale = sources.includes(AddressSource.LEASE) ? await staleLeases(lv, since) : new Set<string>();
   const byMac = new Map<string, Set<string>>();
   for (const s of sources) {

@@ -37,7 +37,7 @@ export async function resolveDisks(lv: Libvirt, d: DomainInputs, host: string, k
   }));
 }
 
-type Nic = { mac: string; network?: string; bridge?: string };
+type Nic = { mac: string; network?: string; bridge?: string; direct?: string };
 
 /**
  * The MAC each wanted interface gets on a redefinition: a pinned one as given, else
@@ -49,7 +49,7 @@ export function keptMacs(current: Nic[], wanted: InterfaceInput[]): (string | un
   const free = current.filter((c) => !pinned.has(c.mac.toLowerCase()));
   return wanted.map((w) => {
     if (w.mac) return w.mac.toLowerCase();
-    const i = free.findIndex((c) => (c.network ?? "") === (w.network ?? "") && (c.bridge ?? "") === (w.bridge ?? ""));
+    const i = free.findIndex((c) => (c.network ?? "") === (w.network ?? "") && (c.bridge ?? "") === (w.bridge ?? "") && (c.direct ?? "") === (w.direct?.dev ?? ""));
     return i < 0 ? undefined : free.splice(i, 1)[0].mac.toLowerCase();
   });
 }
@@ -58,7 +58,9 @@ export function specOf(d: DomainInputs, disks: DiskSpec[], seedPath: string | un
   return {
     name: d.name, uuid, type: d.type ?? "kvm", vcpu: d.vcpu ?? 1, memoryMiB: Number(d.memory ?? 512), firmware: d.firmware ?? "bios",
     machine: d.machine, cpuMode: d.cpuMode, disks, seedPath,
-    interfaces: (d.networkInterfaces ?? []).map((n, i): InterfaceSpec => ({ network: n.network, bridge: n.bridge, model: n.model ?? "virtio", mac: n.mac ?? macs[i] })),
+    interfaces: (d.networkInterfaces ?? []).map((n, i): InterfaceSpec => ({
+      network: n.network, bridge: n.bridge, direct: n.direct && { dev: n.direct.dev, mode: n.direct.mode ?? "bridge" }, model: n.model ?? "virtio", mac: n.mac ?? macs[i],
+    })),
     kernel: d.kernel, initrd: d.initrd, cmdline: d.cmdline, qemuAgent: !!d.qemuAgent, graphics: d.graphics ?? "none", owner,
   };
 }
@@ -82,7 +84,7 @@ type Recorded = Pick<DomainOutputs, "seedVolume" | "seedPool">;
 /** The outputs: the inputs as checked, overlaid with what libvirt reports now. */
 export function composeOutputs(d: DomainInputs, seen: Observed, recorded: Recorded): DomainOutputs {
   const interfaces = seen.parsed.interfaces.map((i) => ({
-    mac: i.mac, network: i.network ?? (i.bridge ? `bridge:${i.bridge}` : ""),
+    mac: i.mac, network: i.network ?? (i.bridge ? `bridge:${i.bridge}` : i.direct ? `direct:${i.direct}` : ""),
     addresses: seen.addresses.find((a) => a.mac === i.mac.toLowerCase())?.addresses ?? [],
   }));
   const ipAddress = interfaces.flatMap((i) => i.addresses)[0];

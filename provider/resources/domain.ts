@@ -6,6 +6,7 @@
 import { explain, KvmError } from "../errors";
 import { DomainRef, DomainXmlFlags, isLibvirtError, Libvirt, UndefineFlags } from "../libvirt/api";
 import { domainXml, OWNER_NS, parseDomainXml } from "../xml/domain";
+import { alreadyExists, differences, refuseAdoption } from "./adopt";
 import { checkClaims, Claim, rememberStackNames } from "./collisions";
 import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, isUnknown, recorded, sameHost } from "./common";
 import { checkInputs, DomainInputs, DomainOutputs, seedPoolFor, shutdownMs, waitSpec } from "./domain-inputs";
@@ -52,6 +53,15 @@ async function ownedDomain(lv: Libvirt, uuid: string, host: string, action: stri
     throw err;
   }
   return dom;
+}
+
+async function findDomain(lv: Libvirt, name: string): Promise<DomainRef | undefined> {
+  try {
+    return await lv.lookupDomain(name);
+  } catch (err) {
+    if (isLibvirtError(err, "NO_DOMAIN")) return undefined;
+    throw err;
+  }
 }
 
 /** The NICs of the persistent definition, for a lease snapshot before a start. */
@@ -104,15 +114,7 @@ async function settle(pool: HostAccess, d: DomainInputs, dom: DomainRef, recorde
 function claimsOf(d: DomainInputs): Claim[] {
   const claims: Claim[] = [{
     property: "name", what: `domain "${d.name}"`, removal: `virsh destroy ${d.name}; virsh undefine ${d.name} --nvram`,
-    taken: async (lv) => {
-      try {
-        await lv.lookupDomain(d.name);
-        return !isJournalled(d.host, "domain", d.name);
-      } catch (err) {
-        if (isLibvirtError(err, "NO_DOMAIN")) return false;
-        throw err;
-      }
-    },
+    taken: async (lv) => !!(await findDomain(lv, d.name)) && !isJournalled(d.host, "domain", d.name),
   }];
   if (d.cloudInit) claims.push(...volumeClaims({ host: d.host, pool: seedPoolFor(d), name: seedVolumeName(d.name) }, "seed volume").claims);
   return claims;
@@ -128,7 +130,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
       for (const net of networks.slice(1)) await checkHostHealth(ctx, failures, inputs.host, seedPoolFor(inputs), net);
       // a domain new to the stack (or moving to a new name or host) must find its names free
       const previous = recorded(olds);
-      await checkClaims(ctx.pool, failures, { host: inputs.host, claims: claimsOf(inputs) }, previous && { host: previous.host, claims: claimsOf(previous) });
+      await checkClaims(ctx.pool, failures, { host: inputs.host, claims: claimsOf(inputs) }, previous && { host: previous.host, claims: claimsOf(previous) }, inputs.adopt);
       return { inputs, failures };
     },
 
@@ -139,7 +141,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
       for (const k of REPLACE_KEYS) if (!deepEqual(olds[k], news[k])) replaces.push(k);
       const updates = redefinedKeys(olds, news);
       const changes = replaces.length > 0 || updates.length > 0 || olds.running !== news.running || olds.autostart !== news.autostart
-        || !deepEqual(olds.host, news.host) || !deepEqual(olds.waitForIp, news.waitForIp) || olds.shutdownTimeout !== news.shutdownTimeout;
+        || !deepEqual(olds.host, news.host) || !deepEqual(olds.waitForIp, news.waitForIp) || olds.shutdownTimeout !== news.shutdownTimeout || olds.adopt !== news.adopt;
       const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
       return result;
     },
@@ -153,18 +155,27 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
       try {
         started = await ctx.pool.run(d.host, async (lv) => {
           await clearLeftovers(d.host, lv);
-          try {
-            await lv.lookupDomain(d.name);
-            throw new KvmError("conflict", `a domain named "${d.name}" already exists`, { host, property: "name", fix: "Pulumi cannot adopt it: remove it on the host or choose another name" });
-          } catch (err) {
-            if (!isLibvirtError(err, "NO_DOMAIN")) throw err;
+          const existing = await findDomain(lv, d.name);
+          if (existing && !d.adopt) throw alreadyExists(host, `domain "${d.name}"`, `virsh destroy ${d.name}; virsh undefine ${d.name} --nvram`);
+          const current = existing && parseDomainXml(await lv.domainXml(existing, DomainXmlFlags.INACTIVE));
+          if (current) {
+            const diffs = differences({ type: current.type, firmware: current.firmware }, { type: d.type ?? "kvm", firmware: d.firmware ?? "bios" }, ["type", "firmware"]);
+            if (diffs.length) throw refuseAdoption(host, `domain "${d.name}"`, diffs);
           }
           const disks = await resolveDisks(lv, d, host);
           const made = d.cloudInit ? await createSeed(lv, d, host, making, signal) : undefined;
           seed = made && { pool: made.pool, name: made.name };
-          const xml = domainXml(specOf(d, disks, made?.path, owner));
-          const dom = await making.make({ kind: "domain", name: d.name }, () => lv.defineDomain(xml), (m) => m.uuid.toString("hex"));
-          if (d.autostart) await lv.setDomainAutostart(dom, true);
+          let dom: DomainRef;
+          if (current) {
+            // adopted: the same domain (UUID, MACs of interfaces that stay) with the program's definition and our marker
+            const macs = keptMacs(current.interfaces, d.networkInterfaces ?? []);
+            dom = await lv.defineDomain(domainXml(specOf(d, disks, made?.path, owner, macs, current.uuid)));
+            if (await isActive(lv, dom)) await stopGracefully(lv, dom, shutdownMs(d), host);
+          } else {
+            const xml = domainXml(specOf(d, disks, made?.path, owner));
+            dom = await making.make({ kind: "domain", name: d.name }, () => lv.defineDomain(xml), (m) => m.uuid.toString("hex"));
+          }
+          if (!!d.autostart !== (await lv.domainAutostart(dom))) await lv.setDomainAutostart(dom, !!d.autostart);
           // a lease this MAC had before (a pinned MAC reused) is not this boot's address
           const since = await leaseSnapshot(lv, await definedNics(lv, dom));
           if (d.running !== false) await lv.startDomain(dom);

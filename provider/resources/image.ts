@@ -1,4 +1,5 @@
 // The Image resource: a base disk image uploaded into a storage pool.
+import * as crypto from "crypto";
 import * as fs from "fs";
 import { explain, KvmError } from "../errors";
 import { uploadChunks } from "../image/chunks";
@@ -16,6 +17,7 @@ import { checkStorageInputs, checkVolumeName, deleteVolume, describeVolume, doma
 import { processContext, ResourceContext } from "./context";
 import { DiffResult, ResourceProvider } from "./types";
 import { Making } from "./rollback";
+import { refuseAdoption } from "./adopt";
 import { interruptible } from "./interrupt";
 
 export interface ImageInputs {
@@ -25,6 +27,7 @@ export interface ImageInputs {
   resourceName?: string;
   source: ImageSource;
   format?: "qcow2" | "raw";
+  adopt?: boolean;
 }
 
 export interface ImageOutputs extends ImageInputs {
@@ -92,6 +95,36 @@ export function imageOutputs(inputs: ImageInputs, made: { path: string; key: str
   return { ...inputs, kvmKind: "Image", path: made.path, key: made.key, format, capacityBytes: made.capacityBytes, sha256 };
 }
 
+/**
+ * Takes over an image volume already in the pool, when its bytes are the source's (by
+ * sha256, read back from the host); undefined when there is none, to upload as usual.
+ */
+async function adoptImage(ctx: ResourceContext, inputs: ImageInputs, host: string, signal: AbortSignal): Promise<{ id: string; outs: ImageOutputs } | undefined> {
+  const what = `image ${inputs.pool}/${inputs.name}`;
+  try {
+    return await ctx.pool.run(inputs.host, async (lv) => {
+      const { existing } = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name, true);
+      if (!existing) return undefined;
+      const expected = inputs.source.sha256 ?? (inputs.source.path ? await sha256File(sourceFile(inputs.source.path)) : undefined);
+      if (!expected) {
+        throw new KvmError("permanent", `cannot adopt ${what}: its bytes cannot be compared with a URL source without a checksum`, {
+          host, property: "source.sha256", fix: "Give source.sha256 (the image's sha256sum), so the volume's content can be proven to be that image; nothing was changed",
+        });
+      }
+      const hash = crypto.createHash("sha256");
+      for await (const chunk of lv.downloadVolume(existing, { signal })) hash.update(chunk);
+      const onHost = hash.digest("hex");
+      if (onHost !== expected) throw refuseAdoption(host, what, [{ property: "source", onHost: `sha256 ${onHost}`, inProgram: `sha256 ${expected}` }]);
+      const d = await describeVolume(lv, existing);
+      const source = inputs.source.path ? { ...inputs.source, sha256: expected } : inputs.source;
+      const outs = imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? existing.key }, d.format === "raw" ? "raw" : "qcow2", expected);
+      return { id: outs.key, outs };
+    }, { signal });
+  } catch (err) {
+    throw explain(err, host, `adopting ${what}`);
+  }
+}
+
 export function createImageProvider(ctx: ResourceContext): ResourceProvider<ImageInputs, ImageOutputs> {
   return {
     async check(olds, news) {
@@ -134,13 +167,17 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
       }
       if (otherContent(olds, news)) replaces.push("source");
       // the same bytes from another place (a checkout, a mirror) only update the record
-      const changes = replaces.length > 0 || !deepEqual(olds.host, news.host) || !deepEqual(olds.source, news.source);
+      const changes = replaces.length > 0 || !deepEqual(olds.host, news.host) || !deepEqual(olds.source, news.source) || olds.adopt !== news.adopt;
       const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name && olds.pool === news.pool };
       return result;
     },
 
     create: (inputs) => interruptible(async (signal) => {
       const host = hostLabel(inputs.host);
+      if (inputs.adopt) {
+        const adopted = await adoptImage(ctx, inputs, host, signal);
+        if (adopted) return adopted;
+      }
       // nothing is left in the pool when the upload fails, the bytes are not the expected
       // ones or the run is stopped
       const making = new Making(ctx.pool, inputs.host);
@@ -155,7 +192,7 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
             });
           }
           const vol = await ctx.pool.run(inputs.host, async (lv) => {
-            const pool = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name);
+            const { pool } = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name);
             const xml = volumeXml({ name: inputs.name, capacityBytes: header.format === "qcow2" ? header.virtualSize : header.fileSize, format: header.format });
             return making.make({ kind: "volume", pool: inputs.pool, name: inputs.name }, () => lv.createVolume(pool, xml), (v) => v.key);
           }, { mutating: true, signal });
@@ -191,7 +228,7 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
     async update(_id, olds, news) {
       // only connection details, and another place for the same bytes, get here: nothing
       // changes on the host
-      return { outs: { ...olds, host: news.host, source: news.source } };
+      return { outs: { ...olds, host: news.host, source: news.source, adopt: news.adopt } };
     },
 
     async delete(_id, props) {

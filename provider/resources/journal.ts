@@ -7,12 +7,12 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 
-/** An object on a host: a volume (by its key) or a domain (by its UUID, hex). */
+/** An object on a host: a volume (by its key), a domain, pool or network (by its UUID, hex). */
 export interface Made {
-  kind: "volume" | "domain";
+  kind: "volume" | "domain" | "pool" | "network";
   pool?: string;
   name: string;
-  /** A volume's key or a domain's UUID: an object of the same name made since is not ours to remove. */
+  /** A volume's key, or the UUID of a domain, pool or network: an object of the same name made since is not ours to remove. */
   id?: string;
 }
 

@@ -20,28 +20,52 @@ export interface Leftover extends Made {
 }
 
 /** The codes that mean the object (or the pool holding it) no longer exists. */
-const gone = (err: unknown) => isLibvirtError(err, "NO_DOMAIN", "NO_STORAGE_VOL", "NO_STORAGE_POOL");
+const gone = (err: unknown) => isLibvirtError(err, "NO_DOMAIN", "NO_STORAGE_VOL", "NO_STORAGE_POOL", "NO_NETWORK");
+const hexOf = (r: { uuid: Buffer }) => r.uuid.toString("hex");
+
+/** How each kind of leftover is removed: false when the object of that name is not the one made. */
+const removers: Record<Made["kind"], (lv: Libvirt, l: Made) => Promise<boolean>> = {
+  async volume(lv, l) {
+    const vol = await lv.lookupVolume(await lv.lookupPool(l.pool ?? "default"), l.name);
+    if (l.id && vol.key !== l.id) return false;
+    await lv.deleteVolume(vol);
+    return true;
+  },
+  async domain(lv, l) {
+    const dom = await lv.lookupDomain(l.name);
+    if (l.id && hexOf(dom) !== l.id) return false;
+    try {
+      await lv.domainMetadata(dom, OWNER_NS);
+    } catch (err) {
+      if (isLibvirtError(err, "NO_DOMAIN_METADATA")) return false;
+      throw err;
+    }
+    if ((await lv.domainState(dom)).state !== DomainState.SHUTOFF) await lv.destroyDomain(dom).catch(() => undefined);
+    await lv.undefineDomain(dom, UndefineFlags.NVRAM | UndefineFlags.MANAGED_SAVE | UndefineFlags.SNAPSHOTS_METADATA | UndefineFlags.CHECKPOINTS_METADATA);
+    return true;
+  },
+  async pool(lv, l) {
+    const pool = await lv.lookupPool(l.name);
+    if (l.id && hexOf(pool) !== l.id) return false;
+    if (await lv.poolIsActive(pool)) await lv.stopPool(pool);
+    // the directory the create built goes too, if nothing was put into it
+    await lv.deletePoolStorage(pool).catch(() => undefined);
+    await lv.undefinePool(pool);
+    return true;
+  },
+  async network(lv, l) {
+    const net = await lv.lookupNetwork(l.name);
+    if (l.id && hexOf(net) !== l.id) return false;
+    if (await lv.networkIsActive(net)) await lv.stopNetwork(net);
+    await lv.undefineNetwork(net);
+    return true;
+  },
+};
 
 /** Removes a leftover if it is still the object made; "other" when something else now has its name. */
 export async function removeLeftover(lv: Libvirt, l: Made): Promise<"removed" | "gone" | "other"> {
   try {
-    if (l.kind === "volume") {
-      const vol = await lv.lookupVolume(await lv.lookupPool(l.pool ?? "default"), l.name);
-      if (l.id && vol.key !== l.id) return "other";
-      await lv.deleteVolume(vol);
-    } else {
-      const dom = await lv.lookupDomain(l.name);
-      if (l.id && dom.uuid.toString("hex") !== l.id) return "other";
-      try {
-        await lv.domainMetadata(dom, OWNER_NS);
-      } catch (err) {
-        if (isLibvirtError(err, "NO_DOMAIN_METADATA")) return "other";
-        throw err;
-      }
-      if ((await lv.domainState(dom)).state !== DomainState.SHUTOFF) await lv.destroyDomain(dom).catch(() => undefined);
-      await lv.undefineDomain(dom, UndefineFlags.NVRAM | UndefineFlags.MANAGED_SAVE | UndefineFlags.SNAPSHOTS_METADATA | UndefineFlags.CHECKPOINTS_METADATA);
-    }
-    return "removed";
+    return (await removers[l.kind](lv, l)) ? "removed" : "other";
   } catch (err) {
     if (gone(err)) return "gone";
     throw err;
@@ -128,5 +152,5 @@ export async function clearLeftovers(host: HostConfig, lv: Libvirt): Promise<voi
 /** Whether this object is a journalled leftover: the next operation removes it, so its name counts as free. */
 export function isJournalled(host: HostConfig, kind: Made["kind"], name: string, pool?: string): boolean {
   const place = hostPlace(host);
-  return readJournal().some((e) => e.place === place && !inFlight(e) && e.kind === kind && e.name === name && (kind === "domain" || (e.pool ?? "default") === pool));
+  return readJournal().some((e) => e.place === place && !inFlight(e) && e.kind === kind && e.name === name && (kind !== "volume" || (e.pool ?? "default") === pool));
 }

@@ -2,7 +2,8 @@
 // their description as resource outputs.
 import { KvmError } from "../errors";
 import { HostConfig } from "../ssh/host";
-import { checkHostInput, checkName, explainRecorded, Failures, hostLabel, recorded } from "./common";
+import { checkBoolean, checkHostInput, checkName, explainRecorded, Failures, hostLabel, recorded } from "./common";
+import { alreadyExists } from "./adopt";
 import { checkClaims, Claims } from "./collisions";
 import { HostAccess } from "./context";
 import { clearLeftovers, isJournalled } from "./rollback";
@@ -71,20 +72,20 @@ export async function runningDomainUsing(lv: Libvirt, path: string): Promise<Dom
   return (await domainRefsUsing(lv, path)).find((d) => d.id >= 0);
 }
 
-/** Where a new volume goes: the pool (which must exist) with no volume of that name yet. */
-export async function poolForNewVolume(lv: Libvirt, host: HostConfig, poolName: string, name: string): Promise<PoolRef> {
+/**
+ * Where a new volume goes: the pool (which must exist) with no volume of that name yet,
+ * or, for a resource that adopts, with the volume of that name to take over.
+ */
+export async function poolForNewVolume(lv: Libvirt, host: HostConfig, poolName: string, name: string, adopt?: boolean): Promise<{ pool: PoolRef; existing?: VolumeRef }> {
   const label = hostLabel(host);
   await clearLeftovers(host, lv);
   const pool = await findPool(lv, poolName);
   if (!pool) {
-    throw new KvmError("not-found", `storage pool "${poolName}" does not exist`, { host: label, property: "pool", codeName: "VIR_ERR_NO_STORAGE_POOL", fix: "Create and start the pool on the host, or set pool" });
+    throw new KvmError("not-found", `storage pool "${poolName}" does not exist`, { host: label, property: "pool", codeName: "VIR_ERR_NO_STORAGE_POOL", fix: "Create and start the pool on the host (or with a kvm.StoragePool), or set pool" });
   }
-  if (await findVolume(lv, pool, name)) {
-    throw new KvmError("conflict", `volume "${name}" already exists in pool "${poolName}"`, {
-      host: label, property: "name", fix: "Pulumi cannot adopt it (dynamic resources have no import): delete it on the host or choose another name",
-    });
-  }
-  return pool;
+  const existing = await findVolume(lv, pool, name);
+  if (existing && !adopt) throw alreadyExists(label, `volume "${name}" in pool "${poolName}"`, `virsh vol-delete --pool ${poolName} ${name}`);
+  return { pool, existing };
 }
 
 interface StoredVolume {
@@ -132,20 +133,21 @@ export async function deleteVolume(pool: HostAccess, props: StoredVolume, what: 
 }
 
 /** The part of `check` Image and Volume share: host, pool and name, defaults filled. */
-export function checkStorageInputs<I extends { host: HostConfig; pool: string; name: string; resourceName?: string }>(failures: Failures, news: I): I {
+export function checkStorageInputs<I extends { host: HostConfig; pool: string; name: string; resourceName?: string; adopt?: boolean }>(failures: Failures, news: I): I {
   const inputs: I = { ...news, pool: news.pool ?? "default", name: news.name ?? news.resourceName ?? "" };
   inputs.host = checkHostInput(failures, news.host) as HostConfig;
   checkName(failures, "name", inputs.name);
   checkName(failures, "pool", inputs.pool);
+  checkBoolean(failures, "adopt", news.adopt);
   return inputs;
 }
 
 type Placed = { host: HostConfig; pool: string; name: string };
 
-/** The collision check of an Image's or Volume's `check`: its name in its pool must be free or the stack's own. */
-export function checkVolumeName(pool: HostAccess, failures: Failures, news: Placed, olds: Placed | undefined): Promise<void> {
+/** The collision check of an Image's or Volume's `check`: its name in its pool must be free, the stack's own, or adopted. */
+export function checkVolumeName(pool: HostAccess, failures: Failures, news: Placed & { adopt?: boolean }, olds: Placed | undefined): Promise<void> {
   const previous = recorded(olds);
-  return checkClaims(pool, failures, volumeClaims(news), previous && volumeClaims(previous));
+  return checkClaims(pool, failures, volumeClaims(news), previous && volumeClaims(previous), news.adopt);
 }
 
 /** The volume name an Image, Volume or seed ISO takes in its pool, for the collision check of `check`. */

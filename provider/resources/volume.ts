@@ -1,11 +1,15 @@
-// The Volume resource: a disk, blank or a copy-on-write overlay of an Image.
+// The Volume resource: a disk, blank, a copy-on-write overlay of an Image, or a full copy
+// of another volume made on the host.
 import { explain, KvmError } from "../errors";
 import { HostConfig } from "../ssh/host";
 import { parseSize } from "../units";
-import { volumeXml, VolumeFormat } from "../xml/volume";
+import { parseVolumeXml, volumeXml, VolumeFormat } from "../xml/volume";
 import { checkHostHealth, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
 import { rememberStackNames } from "./collisions";
 import { checkStorageInputs, checkVolumeName, deleteVolume, describeVolume, domainsUsing, findVolume, poolForNewVolume, readVolume, runningDomainUsing, volumeClaims } from "./storage";
+import { differences, refuseAdoption } from "./adopt";
+import { progressReporter } from "./progress";
+import { Libvirt, PoolRef, VolumeRef } from "../libvirt/api";
 import { Making } from "./rollback";
 import { interruptible } from "./interrupt";
 import { processContext, ResourceContext } from "./context";
@@ -18,6 +22,9 @@ export interface VolumeInputs {
   resourceName?: string;
   /** Name of the backing volume (an Image) in the same pool. */
   baseImage?: string;
+  /** Name of a volume in the same pool whose content is copied (a full, independent copy). */
+  cloneOf?: string;
+  adopt?: boolean;
   /** Bytes; given as "20GiB" or a number of bytes (normalised to bytes by check). */
   capacity?: number | string;
   format?: VolumeFormat;
@@ -36,12 +43,67 @@ export function volumeOutputs(inputs: VolumeInputs, made: { path: string; key: s
   return { ...inputs, kvmKind: "Volume", path: made.path, key: made.key, format, capacityBytes: made.capacityBytes };
 }
 
+interface Source {
+  ref: VolumeRef;
+  what: string;
+  path: string;
+  format: VolumeFormat;
+  capacityBytes: number;
+  allocationBytes: number;
+}
+
+/** The volume an overlay (baseImage) or a copy (cloneOf) is made from, in the same pool. */
+async function sourceOf(lv: Libvirt, pool: PoolRef, inputs: VolumeInputs, host: string): Promise<Source | undefined> {
+  const property = inputs.baseImage ? "baseImage" : inputs.cloneOf ? "cloneOf" : undefined;
+  if (!property) return undefined;
+  const name = inputs[property]!;
+  const ref = await findVolume(lv, pool, name);
+  if (!ref) throw new KvmError("not-found", `${property} "${name}" is not a volume in pool "${inputs.pool}"`, { host, property, fix: "Pass an Image or Volume of the same host and pool, or an existing volume's name" });
+  const [d, info] = await Promise.all([describeVolume(lv, ref), lv.volumeInfo(ref)]);
+  return { ref, what: property === "baseImage" ? "image" : "source volume", path: d.path, format: d.format === "raw" ? "raw" : "qcow2", capacityBytes: d.capacityBytes, allocationBytes: Number(info.allocation) };
+}
+
+/** A full copy made by libvirt on the host; its growing allocation is logged as progress. */
+async function copyWithProgress(lv: Libvirt, pool: PoolRef, xml: string, source: VolumeRef, host: string, what: string): Promise<VolumeRef> {
+  const total = Number((await lv.volumeInfo(source)).allocation);
+  const report = progressReporter(host, what, total, 3000, "copy");
+  const name = parseVolumeXml(xml).name;
+  const timer = setInterval(() => {
+    // the volume is listed while libvirt fills it; a failed look is only a missed report
+    lv.lookupVolume(pool, name).then((v) => lv.volumeInfo(v)).then((i) => report({ covered: Number(i.allocation), sent: Number(i.allocation) }), () => undefined);
+  }, 3000);
+  try {
+    return await lv.cloneVolume(pool, xml, source);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/**
+ * Takes over an existing volume: growing it is applied, the rest must match already
+ * (format, backing file), since only a replace could change it.
+ */
+async function adoptVolume(lv: Libvirt, vol: VolumeRef, inputs: VolumeInputs, format: VolumeFormat, capacity: number | undefined, source: Source | undefined, host: string): Promise<VolumeRef> {
+  const d = await describeVolume(lv, vol);
+  const what = `volume ${inputs.pool}/${inputs.name}`;
+  const diffs = differences(
+    { format: d.format, baseImage: d.backingPath, capacity: d.capacityBytes },
+    { format, baseImage: inputs.baseImage ? source!.path : undefined, capacity: capacity !== undefined && capacity < d.capacityBytes ? capacity : undefined },
+    ["format", "baseImage", "capacity"],
+  );
+  if (diffs.length) throw refuseAdoption(host, what, diffs);
+  if (capacity !== undefined && capacity > d.capacityBytes) await lv.resizeVolume(vol, BigInt(capacity), 0);
+  return vol;
+}
+
 export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<VolumeInputs, VolumeOutputs> {
   return {
     async check(olds, news) {
       const failures: Failures = [];
       const inputs = checkStorageInputs(failures, news);
       if (news.baseImage !== undefined) checkName(failures, "baseImage", news.baseImage);
+      if (news.cloneOf !== undefined) checkName(failures, "cloneOf", news.cloneOf);
+      if (news.cloneOf !== undefined && news.baseImage !== undefined) failures.push({ property: "cloneOf", reason: "give cloneOf (a full copy) or baseImage (a copy-on-write overlay), not both" });
       if (news.capacity !== undefined && !isUnknown(news.capacity)) {
         const s = parseSize(news.capacity);
         if ("error" in s) failures.push({ property: "capacity", reason: `capacity: ${s.error}` });
@@ -49,8 +111,8 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
         else if (s.bytes < 1e6) failures.push({ property: "capacity", reason: `capacity ${news.capacity} is under 1 MB (a number means bytes); give a size such as "10GiB"` });
         else inputs.capacity = s.bytes;
       }
-      if (news.capacity === undefined && news.baseImage === undefined) {
-        failures.push({ property: "capacity", reason: "a blank volume needs capacity (e.g. \"20GiB\"); an overlay takes its image's size by default" });
+      if (news.capacity === undefined && news.baseImage === undefined && news.cloneOf === undefined) {
+        failures.push({ property: "capacity", reason: "a blank volume needs capacity (e.g. \"20GiB\"); an overlay or a copy takes its source's size by default" });
       }
       if (news.format !== undefined && !isUnknown(news.format) && !["qcow2", "raw"].includes(news.format)) {
         failures.push({ property: "format", reason: `format must be "qcow2" or "raw", got ${JSON.stringify(news.format)}` });
@@ -70,9 +132,9 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
       rememberStackNames(volumeClaims(olds));
       const replaces: string[] = [];
       if (!sameHost(olds.host, news.host)) replaces.push("host");
-      for (const k of ["pool", "name", "baseImage"] as const) if (!deepEqual(olds[k], news[k])) replaces.push(k);
+      for (const k of ["pool", "name", "baseImage", "cloneOf"] as const) if (!deepEqual(olds[k], news[k])) replaces.push(k);
       if ((news.format ?? "qcow2") !== olds.format) replaces.push("format");
-      let changes = replaces.length > 0 || !deepEqual(olds.host, news.host) || !deepEqual(olds.capacity, news.capacity);
+      let changes = replaces.length > 0 || !deepEqual(olds.host, news.host) || !deepEqual(olds.capacity, news.capacity) || olds.adopt !== news.adopt;
       if (isUnknown(news.capacity)) changes = true;
       else if (news.capacity !== undefined) {
         // compare with what was asked, not with libvirt's rounded size; with no size asked
@@ -89,21 +151,23 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
       const making = new Making(ctx.pool, inputs.host);
       try {
         const made = await ctx.pool.run(inputs.host, async (lv) => {
-          const pool = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name);
-          let backing: { path: string; format: VolumeFormat; capacityBytes: number } | undefined;
-          if (inputs.baseImage) {
-            const base = await findVolume(lv, pool, inputs.baseImage);
-            if (!base) throw new KvmError("not-found", `baseImage "${inputs.baseImage}" is not a volume in pool "${inputs.pool}"`, { host, property: "baseImage", fix: "Pass an Image of the same host and pool, or an existing volume's name" });
-            const d = await describeVolume(lv, base);
-            backing = { path: d.path, format: (d.format === "raw" ? "raw" : "qcow2"), capacityBytes: d.capacityBytes };
-          }
-          const capacity = inputs.capacity !== undefined ? Number(inputs.capacity) : backing!.capacityBytes;
-          if (backing && capacity < backing.capacityBytes) {
-            throw new KvmError("permanent", `capacity ${capacity} bytes is smaller than the image's ${backing.capacityBytes}`, { host, property: "capacity", fix: "Leave capacity out (the image's size) or make it at least that" });
+          const { pool, existing } = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name, inputs.adopt);
+          const source = await sourceOf(lv, pool, inputs, host);
+          const capacity = inputs.capacity !== undefined ? Number(inputs.capacity) : source?.capacityBytes;
+          if (source && capacity! < source.capacityBytes) {
+            throw new KvmError("permanent", `capacity ${capacity} bytes is smaller than the ${source.what}'s ${source.capacityBytes}`, { host, property: "capacity", fix: "Leave capacity out (the source's size) or make it at least that" });
           }
           const format = inputs.format ?? "qcow2";
-          const xml = volumeXml({ name: inputs.name, capacityBytes: capacity, format, backing: backing && { path: backing.path, format: backing.format } });
-          const vol = await making.make({ kind: "volume", pool: inputs.pool, name: inputs.name }, () => lv.createVolume(pool, xml), (v) => v.key);
+          let vol: VolumeRef;
+          if (existing) vol = await adoptVolume(lv, existing, inputs, format, capacity, source, host);
+          else {
+            const backing = inputs.baseImage ? { path: source!.path, format: source!.format } : undefined;
+            const xml = volumeXml({ name: inputs.name, capacityBytes: capacity!, format, backing });
+            const make = source?.ref && inputs.cloneOf
+              ? () => copyWithProgress(lv, pool, xml, source.ref, host, `${inputs.pool}/${inputs.cloneOf} → ${inputs.name}`)
+              : () => lv.createVolume(pool, xml);
+            vol = await making.make({ kind: "volume", pool: inputs.pool, name: inputs.name }, make, (v) => v.key);
+          }
           const d = await describeVolume(lv, vol);
           const outs = volumeOutputs(inputs, { ...d, key: d.key ?? vol.key }, format);
           return { id: outs.key, outs };

@@ -34,6 +34,7 @@ export interface DiskSpec extends DiskOptions {
 export interface InterfaceSpec {
   network?: string;
   bridge?: string;
+  direct?: { dev: string; mode: string };
   mac?: string;
   model: string;
 }
@@ -126,9 +127,9 @@ export function domainXml(spec: DomainSpec): string {
   const ordered = spec.disks.some((d) => d.bootOrder !== undefined);
   all.forEach((d, i) => disk(devices, d, targets[i], spec.kernel ? undefined : ordered ? d.bootOrder : i === 0 ? 1 : undefined));
   for (const nic of spec.interfaces) {
-    const el = devices.ele("interface", { type: nic.bridge ? "bridge" : "network" });
+    const el = devices.ele("interface", { type: nic.direct ? "direct" : nic.bridge ? "bridge" : "network" });
     if (nic.mac) el.ele("mac", { address: nic.mac });
-    el.ele("source", nic.bridge ? { bridge: nic.bridge } : { network: nic.network ?? "default" });
+    el.ele("source", nic.direct ? { dev: nic.direct.dev, mode: nic.direct.mode } : nic.bridge ? { bridge: nic.bridge } : { network: nic.network ?? "default" });
     el.ele("model", { type: nic.model });
   }
   devices.ele("serial", { type: "pty" }).ele("target", { port: "0" });
@@ -149,8 +150,10 @@ export interface ParsedDomain {
   vcpu: number;
   memoryMiB: number;
   disks: { path: string; device: string; target: string; bus: string; format?: string }[];
-  interfaces: { mac: string; network?: string; bridge?: string; model?: string }[];
+  interfaces: { mac: string; network?: string; bridge?: string; direct?: string; model?: string }[];
   kernel?: string;
+  /** UEFI when the OS asks for EFI firmware or names a loader (a pflash one, as virt-install writes). */
+  firmware: "bios" | "uefi";
 }
 
 const KIB_PER: Record<string, number> = { KiB: 1, k: 1, MiB: 1024, M: 1024, GiB: 1024 * 1024, G: 1024 * 1024, b: 1 / 1024, bytes: 1 / 1024 };
@@ -170,8 +173,10 @@ export function parseDomainXml(xml: string): ParsedDomain {
       bus: at(d, "target@bus") ?? "", format: at(d, "driver@type"),
     })),
     interfaces: children(devices, "interface").map((i) => ({
-      mac: at(i, "mac@address") ?? "", network: at(i, "source@network"), bridge: at(i, "source@bridge"), model: at(i, "model@type"),
+      mac: at(i, "mac@address") ?? "", network: at(i, "source@network"), bridge: at(i, "source@bridge"),
+      direct: i.getAttribute("type") === "direct" ? at(i, "source@dev") : undefined, model: at(i, "model@type"),
     })),
     kernel: at(root, "os/kernel"),
+    firmware: at(root, "os@firmware") === "efi" || at(root, "os/loader@type") === "pflash" ? "uefi" : "bios",
   };
 }

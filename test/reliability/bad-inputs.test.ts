@@ -1,7 +1,7 @@
-// Wrong inputs across the connection object, Image, Volume and Domain. Each must be
-// rejected in check (or, where only the host can tell, in create) with the property
-// named and a fix suggested: never a stack trace, never a hang, and the host's volume
-// and domain lists unchanged.
+// Wrong inputs across the connection object, Image, Volume, Domain, StoragePool and
+// Network. Each must be rejected in check (or, where only the host can tell, in create)
+// with the property named and a fix suggested: never a stack trace, never a hang, and
+// the host's volume, domain, pool and network lists unchanged.
 import * as assert from "assert";
 import * as crypto from "crypto";
 import { execFileSync } from "child_process";
@@ -10,16 +10,20 @@ import * as os from "os";
 import * as path from "path";
 import { domainProvider } from "../../provider/resources/domain";
 import { imageProvider } from "../../provider/resources/image";
+import { networkProvider } from "../../provider/resources/network";
+import { storagePoolProvider } from "../../provider/resources/storage-pool";
 import { ResourceProvider } from "../../provider/resources/types";
 import { volumeProvider } from "../../provider/resources/volume";
 import { HostConfig } from "../../provider/ssh/host";
 import { labHost } from "../support/hosts";
 import { FileServer } from "../support/http-server";
 import { LabEnv, labEnv } from "../support/lab";
-import { domainNames, volumeNames } from "../support/virsh";
+import { domainNames, networkNames, poolNames, volumeNames } from "../support/virsh";
 
-type Kind = "image" | "volume" | "domain";
-const providers: Record<Kind, ResourceProvider<any, any>> = { image: imageProvider, volume: volumeProvider, domain: domainProvider };
+type Kind = "image" | "volume" | "domain" | "pool" | "network";
+const providers: Record<Kind, ResourceProvider<any, any>> = {
+  image: imageProvider, volume: volumeProvider, domain: domainProvider, pool: storagePoolProvider, network: networkProvider,
+};
 
 interface Case {
   what: string;
@@ -43,12 +47,16 @@ interface Ctx {
   lengthlessRawUrl: string;
   unresumableUrl: string;
   baseImage: string;
+  /** A domain defined with virsh, outside any stack. */
+  foreignDomain: string;
 }
 
 const valid = (ctx: Ctx, kind: Kind): Record<string, unknown> => ({
   image: { host: ctx.host, resourceName: `bad-input-image-${process.pid}`, source: { path: ctx.lab.image } },
   volume: { host: ctx.host, resourceName: `bad-input-volume-${process.pid}`, baseImage: ctx.baseImage },
   domain: { host: ctx.host, resourceName: `bad-input-vm-${process.pid}`, type: "qemu", memory: "256MiB", disks: [{ volume: ctx.baseImage }], networkInterfaces: [{ network: ctx.lab.network }] },
+  pool: { host: ctx.host, resourceName: `bad-input-pool-${process.pid}`, path: `/var/lib/libvirt/bad-input-pool-${process.pid}` },
+  network: { host: ctx.host, resourceName: `bad-input-net-${process.pid}`, mode: "isolated", addresses: ["192.168.173.1/24"] },
 }[kind]);
 
 const withHost = (over: Partial<HostConfig>) => (ctx: Ctx) => ({ host: { ...ctx.host, ...over } });
@@ -117,7 +125,7 @@ const cases: Case[] = [
   { what: "a network that does not exist", kind: "domain", inputs: () => ({ networkInterfaces: [{ network: "no-such-net" }] }), at: "check", property: "networkInterfaces", says: /no-such-net.*Define and start it/s },
   { what: "a malformed MAC", kind: "domain", inputs: () => ({ networkInterfaces: [{ network: "kvmlab", mac: "52:54:00:zz:00:01" }] }), at: "check", property: "networkInterfaces[0].mac", says: /52:54:00:12:34:56/ },
   { what: "a multicast MAC", kind: "domain", inputs: () => ({ networkInterfaces: [{ network: "kvmlab", mac: "01:00:5e:00:00:01" }] }), at: "check", property: "networkInterfaces[0].mac", says: /multicast/ },
-  { what: "network and bridge at once", kind: "domain", inputs: () => ({ networkInterfaces: [{ network: "kvmlab", bridge: "br0" }] }), at: "check", property: "networkInterfaces[0]", says: /not both/ },
+  { what: "network and bridge at once", kind: "domain", inputs: () => ({ networkInterfaces: [{ network: "kvmlab", bridge: "br0" }] }), at: "check", property: "networkInterfaces[0]", says: /one of network, bridge or direct/ },
   { what: "an initrd without kernel", kind: "domain", inputs: (c) => ({ initrd: c.lab.initrd }), at: "check", property: "initrd", says: /needs kernel/ },
   { what: "a cmdline without kernel", kind: "domain", inputs: () => ({ cmdline: "console=ttyS0" }), at: "check", property: "cmdline", says: /needs kernel/ },
   { what: "a relative kernel path", kind: "domain", inputs: () => ({ kernel: "vmlinuz" }), at: "check", property: "kernel", says: /absolute path/ },
@@ -135,6 +143,33 @@ const cases: Case[] = [
   { what: "a discard mode libvirt lacks", kind: "domain", inputs: (c) => ({ disks: [{ volume: c.baseImage, discard: "trim" }] }), at: "check", property: "disks[0].discard", says: /"unmap"/ },
   { what: "a disk serial with a blank", kind: "domain", inputs: (c) => ({ disks: [{ volume: c.baseImage, serial: "data disk" }] }), at: "check", property: "disks[0].serial", says: /1-20 letters/ },
   { what: "a waitForIp timeout in words", kind: "domain", inputs: () => ({ waitForIp: { timeout: "soon" } }), at: "check", property: "waitForIp.timeout", says: /"30s", "5m"/ },
+  { what: "a NIC on a network and a device at once", kind: "domain", inputs: (c) => ({ networkInterfaces: [{ network: c.lab.network, direct: { dev: "eth0" } }] }), at: "check", property: "networkInterfaces[0]", says: /one of network, bridge or direct/ },
+  { what: "a direct NIC on a device name with a slash", kind: "domain", inputs: () => ({ networkInterfaces: [{ direct: { dev: "eth0/1" } }] }), at: "check", property: "networkInterfaces[0].direct.dev", says: /host network device/ },
+  { what: "a direct NIC mode macvtap lacks", kind: "domain", inputs: () => ({ networkInterfaces: [{ direct: { dev: "eth0", mode: "trunk" } }] }), at: "check", property: "networkInterfaces[0].direct.mode", says: /"vepa"/ },
+  { what: "waitForIp from leases on a bridged NIC", kind: "domain", inputs: () => ({ networkInterfaces: [{ bridge: "br0" }], waitForIp: { source: "lease" } }), at: "check", property: "waitForIp.source", says: /source "arp"/ },
+  { what: "a domain name taken by a VM made outside the stack", kind: "domain", inputs: (c) => ({ name: c.foreignDomain }), at: "check", property: "name", says: /adopt: true/ },
+  { what: "a full copy of an overlay's base at once", kind: "volume", inputs: (c) => ({ cloneOf: c.baseImage }), at: "check", property: "cloneOf", says: /not both/ },
+  { what: "a full copy of a volume that does not exist", kind: "volume", inputs: () => ({ baseImage: undefined, cloneOf: "no-such-volume.qcow2" }), at: "create", property: "cloneOf", says: /not a volume in pool/ },
+  { what: "adopt as a word", kind: "volume", inputs: () => ({ adopt: "yes" }), at: "check", property: "adopt", says: /true or false/ },
+  // storage pools
+  { what: "a pool type pulumi-kvm does not make", kind: "pool", inputs: () => ({ type: "lvm" }), at: "check", property: "type", says: /"dir"/ },
+  { what: "no pool path", kind: "pool", inputs: () => ({ path: undefined }), at: "check", property: "path", says: /pool's directory/ },
+  { what: "a relative pool path", kind: "pool", inputs: () => ({ path: "images/fast" }), at: "check", property: "path", says: /absolute/ },
+  { what: "a pool path climbing out", kind: "pool", inputs: () => ({ path: "/var/lib/libvirt/../../etc" }), at: "check", property: "path", says: /"\.\."/ },
+  { what: "a pool name taken outside the stack", kind: "pool", inputs: (c) => ({ name: c.lab.pool, path: c.lab.poolDir }), at: "check", property: "name", says: /adopt: true.*virsh pool-destroy/ },
+  { what: "adopting a pool in another directory", kind: "pool", inputs: (c) => ({ name: c.lab.pool, adopt: true }), at: "create", property: "path", says: /cannot adopt storage pool.*path is/ },
+  // networks
+  { what: "a network mode libvirt lacks", kind: "network", inputs: () => ({ mode: "bridged" }), at: "check", property: "mode", says: /"nat", "isolated"/ },
+  { what: "bridge mode without the host's bridge", kind: "network", inputs: () => ({ mode: "bridge", addresses: undefined }), at: "check", property: "bridge", says: /existing bridge/ },
+  { what: "NAT without a gateway address", kind: "network", inputs: () => ({ mode: "nat", addresses: [] }), at: "check", property: "addresses", says: /required in nat mode/ },
+  { what: "an address without a prefix", kind: "network", inputs: () => ({ addresses: ["192.168.173.1"] }), at: "check", property: "addresses[0]", says: /"192\.168\.171\.1\/24"/ },
+  { what: "a DHCP range outside the subnet", kind: "network", inputs: () => ({ dhcp: { start: "10.0.0.10", end: "192.168.173.200" } }), at: "check", property: "dhcp.start", says: /outside 192\.168\.173\.1\/24/ },
+  { what: "a DHCP range backwards", kind: "network", inputs: () => ({ dhcp: { start: "192.168.173.200", end: "192.168.173.100" } }), at: "check", property: "dhcp.end", says: /comes before/ },
+  { what: "a reservation with a bad MAC", kind: "network", inputs: () => ({ dhcp: { start: "192.168.173.100", end: "192.168.173.200", hosts: [{ mac: "52:54:00:zz:00:01", ip: "192.168.173.10" }] } }), at: "check", property: "dhcp.hosts[0].mac", says: /MAC address/ },
+  { what: "one address reserved twice", kind: "network", inputs: () => ({ dhcp: { start: "192.168.173.100", end: "192.168.173.200", hosts: [{ mac: "52:54:00:00:00:01", ip: "192.168.173.10" }, { mac: "52:54:00:00:00:02", ip: "192.168.173.10" }] } }), at: "check", property: "dhcp.hosts[1]", says: /again/ },
+  { what: "a bridge name longer than Linux allows", kind: "network", inputs: () => ({ bridge: "a-very-long-bridge-name" }), at: "check", property: "bridge", says: /at most 15/ },
+  { what: "a network name taken outside the stack", kind: "network", inputs: (c) => ({ name: c.lab.network }), at: "check", property: "name", says: /adopt: true.*virsh net-destroy/ },
+  { what: "adopting a network with other addresses", kind: "network", inputs: (c) => ({ name: c.lab.network, adopt: true }), at: "create", property: "addresses", says: /cannot adopt network.*addresses is \["192\.168\.150\.1\/24"\] on the host/ },
 ];
 
 describe("bad inputs", function () {
@@ -168,11 +203,15 @@ describe("bad inputs", function () {
     unresumable.alwaysTruncate = true;
     const baseImage = `bad-input-base-${process.pid}.qcow2`;
     execFileSync("virsh", ["-q", "-c", "qemu:///system", "vol-create-as", lab.pool, baseImage, "64M", "--format", "qcow2"]);
-    ctx = { lab, host: labHost(lab), tmp, url: server.url(), hostileUrl: hostile.url(), lengthlessRawUrl: lengthless.url("raw.img"), unresumableUrl: unresumable.url(), baseImage };
+    const foreignDomain = `bad-input-foreign-${process.pid}`;
+    fs.writeFileSync(path.join(tmp, "foreign.xml"), `<domain type="qemu"><name>${foreignDomain}</name><memory unit="MiB">64</memory><os><type>hvm</type></os></domain>`);
+    execFileSync("virsh", ["-q", "-c", "qemu:///system", "define", path.join(tmp, "foreign.xml")]);
+    ctx = { lab, host: labHost(lab), tmp, url: server.url(), hostileUrl: hostile.url(), lengthlessRawUrl: lengthless.url("raw.img"), unresumableUrl: unresumable.url(), baseImage, foreignDomain };
   });
 
   after(async () => {
     execFileSync("virsh", ["-q", "-c", "qemu:///system", "vol-delete", "--pool", labEnv().pool, ctx.baseImage]);
+    execFileSync("virsh", ["-q", "-c", "qemu:///system", "undefine", ctx.foreignDomain]);
     await server.close();
     await hostile.close();
     await lengthless.close();
@@ -186,6 +225,8 @@ describe("bad inputs", function () {
     it(`${c.kind}: ${c.what} → ${c.at} names ${c.property}`, async () => {
       const volumes = volumeNames(ctx.lab);
       const domains = domainNames();
+      const pools = poolNames();
+      const networks = networkNames();
       const provider = providers[c.kind];
       const news = { ...valid(ctx, c.kind), ...c.inputs(ctx) };
       const hang = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("hung for 60 s")), 60_000).unref());
@@ -206,6 +247,8 @@ describe("bad inputs", function () {
       }
       assert.deepStrictEqual(volumeNames(ctx.lab), volumes, "volumes unchanged");
       assert.deepStrictEqual(domainNames(), domains, "domains unchanged");
+      assert.deepStrictEqual(poolNames(), pools, "pools unchanged");
+      assert.deepStrictEqual(networkNames(), networks, "networks unchanged");
     });
   }
 });

@@ -26,3 +26,11 @@ export function leases(network: string): { expiry: string; mac: string; ip: stri
   return virsh(["net-dhcp-leases", network]).split("\n").map((l) => l.trim().split(/\s+/)).filter((f) => f.length >= 6)
     .map((f) => ({ expiry: `${f[0]} ${f[1]}`, mac: f[2], ip: f[4].split("/")[0], hostname: f[5] }));
 }
+
+export function poolNames(): string[] {
+  return virsh(["pool-list", "--all", "--name"]).split("\n").map((l) => l.trim()).filter(Boolean).sort();
+}
+
+export function networkNames(): string[] {
+  return virsh(["net-list", "--all", "--name"]).split("\n").map((l) => l.trim()).filter(Boolean).sort();
+}

@@ -1,0 +1,204 @@
+// The Network resource: a libvirt virtual network (NAT, isolated, routed, or on a host
+// bridge) defined, started and autostarted. DHCP reservations change in place through
+// libvirt's network update API, live and in the persistent definition; the rest replaces.
+// Delete refuses while a running domain uses the network.
+import { explain, KvmError } from "../errors";
+import { isLibvirtError, Libvirt, NetworkRef } from "../libvirt/api";
+import { dhcpHostXml, DhcpHost, networkXml, parseNetworkXml } from "../xml/network";
+import { parseDomainXml } from "../xml/domain";
+import { alreadyExists, differences, refuseAdoption } from "./adopt";
+import { checkClaims, Claims, rememberStackNames } from "./collisions";
+import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, recorded, sameHost } from "./common";
+import { processContext, ResourceContext } from "./context";
+import { checkNetworkInputs, NetworkInputs, NetworkOutputs, specOf } from "./network-inputs";
+import { clearLeftovers, isJournalled, Making } from "./rollback";
+import { interruptible } from "./interrupt";
+import { DiffResult, ResourceProvider } from "./types";
+
+export type { NetworkInputs, NetworkOutputs } from "./network-inputs";
+
+/** virNetworkUpdateCommand, virNetworkUpdateSection and virNetworkUpdateFlags */
+const UpdateCommand = { MODIFY: 1, DELETE: 2, ADD_LAST: 3 } as const;
+const SECTION_IP_DHCP_HOST = 4;
+const UpdateFlags = { LIVE: 1, CONFIG: 2 } as const;
+
+/** The definition inputs a redefine cannot change in place: they replace. */
+const REPLACE_KEYS = ["name", "mode", "bridge", "addresses", "domain"] as const;
+
+const dhcpRange = (n: NetworkInputs) => n.dhcp && { start: n.dhcp.start, end: n.dhcp.end };
+const hostsOf = (n: NetworkInputs): DhcpHost[] => n.dhcp?.hosts ?? [];
+
+function claimsOf(n: Pick<NetworkInputs, "host" | "name">): Claims {
+  return {
+    host: n.host,
+    claims: [{
+      property: "name", what: `network "${n.name}"`, removal: `virsh net-destroy ${n.name}; virsh net-undefine ${n.name}`,
+      taken: async (lv) => !!(await findNetwork(lv, n.name)) && !isJournalled(n.host, "network", n.name),
+    }],
+  };
+}
+
+async function findNetwork(lv: Libvirt, name: string): Promise<NetworkRef | undefined> {
+  try {
+    return await lv.lookupNetwork(name);
+  } catch (err) {
+    if (isLibvirtError(err, "NO_NETWORK")) return undefined;
+    throw err;
+  }
+}
+
+async function observe(lv: Libvirt, ref: NetworkRef, inputs: NetworkInputs): Promise<NetworkOutputs> {
+  const [xml, active, autostart] = await Promise.all([lv.networkXml(ref), lv.networkIsActive(ref), lv.networkAutostart(ref)]);
+  const d = parseNetworkXml(xml);
+  return { ...inputs, kvmKind: "Network", uuid: d.uuid, bridge: d.bridge ?? "", active, autostart };
+}
+
+/**
+ * Brings the network's DHCP reservations from `before` to `after`: removed ones deleted,
+ * changed ones modified, new ones added (live too while the network runs, so dnsmasq
+ * serves them at once).
+ */
+async function updateReservations(lv: Libvirt, ref: NetworkRef, before: DhcpHost[], after: DhcpHost[]): Promise<void> {
+  const flags = UpdateFlags.CONFIG | ((await lv.networkIsActive(ref)) ? UpdateFlags.LIVE : 0);
+  const byMac = (hosts: DhcpHost[]) => new Map(hosts.map((h) => [h.mac.toLowerCase(), h]));
+  const was = byMac(before);
+  const now = byMac(after);
+  for (const [mac, h] of was) if (!now.has(mac)) await lv.updateNetwork(ref, UpdateCommand.DELETE, SECTION_IP_DHCP_HOST, dhcpHostXml(h), flags);
+  for (const [mac, h] of now) {
+    const old = was.get(mac);
+    if (!old) await lv.updateNetwork(ref, UpdateCommand.ADD_LAST, SECTION_IP_DHCP_HOST, dhcpHostXml(h), flags);
+    else if (!deepEqual(old, h)) await lv.updateNetwork(ref, UpdateCommand.MODIFY, SECTION_IP_DHCP_HOST, dhcpHostXml(h), flags);
+  }
+}
+
+/** Starts the network and sets its autostart as asked. */
+async function enforce(lv: Libvirt, ref: NetworkRef, autostart: boolean): Promise<void> {
+  if (!(await lv.networkIsActive(ref))) await lv.startNetwork(ref);
+  if ((await lv.networkAutostart(ref)) !== autostart) await lv.setNetworkAutostart(ref, autostart);
+}
+
+/** The running domains with an interface on the network. */
+async function runningDomainsOn(lv: Libvirt, network: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const d of await lv.listDomains()) {
+    if (d.id < 0) continue;
+    try {
+      if (parseDomainXml(await lv.domainXml(d, 0)).interfaces.some((i) => i.network === network)) out.push(d.name);
+    } catch (err) {
+      if (!isLibvirtError(err, "NO_DOMAIN")) throw err;
+    }
+  }
+  return out;
+}
+
+export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<NetworkInputs, NetworkOutputs> {
+  return {
+    async check(olds, news) {
+      const failures: Failures = [];
+      const inputs = checkNetworkInputs(failures, news);
+      await checkHostHealth(ctx, failures, inputs.host, undefined);
+      const previous = recorded(olds);
+      await checkClaims(ctx.pool, failures, claimsOf(inputs), previous && claimsOf(previous), inputs.adopt);
+      return { inputs, failures };
+    },
+
+    async diff(_id, olds, news) {
+      rememberStackNames(claimsOf(olds));
+      const replaces: string[] = [];
+      if (!sameHost(olds.host, news.host)) replaces.push("host");
+      for (const k of REPLACE_KEYS) {
+        // the bridge libvirt named is recorded as an output: only a name the program asks for counts
+        if (k === "bridge" && news.bridge === undefined) continue;
+        if (!deepEqual(olds[k], news[k])) replaces.push(k);
+      }
+      if (!deepEqual(dhcpRange(olds), dhcpRange(news))) replaces.push("dhcp");
+      const changes = replaces.length > 0 || !deepEqual(hostsOf(olds), hostsOf(news)) || olds.autostart !== news.autostart
+        || !deepEqual(olds.host, news.host) || olds.adopt !== news.adopt;
+      const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
+      return result;
+    },
+
+    create: (inputs) => interruptible(async (signal) => {
+      const host = hostLabel(inputs.host);
+      const making = new Making(ctx.pool, inputs.host);
+      try {
+        const made = await ctx.pool.run(inputs.host, async (lv) => {
+          await clearLeftovers(inputs.host, lv);
+          let ref = await findNetwork(lv, inputs.name);
+          if (ref) {
+            if (!inputs.adopt) throw alreadyExists(host, `network "${inputs.name}"`, `virsh net-destroy ${inputs.name}; virsh net-undefine ${inputs.name}`);
+            const d = parseNetworkXml(await lv.networkXml(ref));
+            const onHost = { mode: d.mode, bridge: d.bridge, addresses: d.addresses, domain: d.domain, dhcp: d.dhcp && { start: d.dhcp.start, end: d.dhcp.end } };
+            const diffs = differences(onHost, { mode: inputs.mode, bridge: inputs.bridge, addresses: inputs.addresses ?? [], domain: inputs.domain, dhcp: dhcpRange(inputs) }, ["mode", "bridge", "addresses", "domain", "dhcp"]);
+            if (!inputs.dhcp && d.dhcp) diffs.push({ property: "dhcp", onHost: onHost.dhcp, inProgram: undefined });
+            if (diffs.length) throw refuseAdoption(host, `network "${inputs.name}"`, diffs);
+            await updateReservations(lv, ref, d.dhcp?.hosts ?? [], hostsOf(inputs));
+          } else {
+            const xml = networkXml(specOf(inputs));
+            ref = await making.make({ kind: "network", name: inputs.name }, () => lv.defineNetwork(xml), (n) => n.uuid.toString("hex"));
+          }
+          await enforce(lv, ref, inputs.autostart !== false);
+          const outs = await observe(lv, ref, inputs);
+          return { id: outs.uuid, outs };
+        }, { mutating: true, signal });
+        await making.kept();
+        return made;
+      } catch (err) {
+        await making.undo();
+        throw explain(err, host, `creating network ${inputs.name}`);
+      }
+    }),
+
+    async read(id, props) {
+      try {
+        return await ctx.pool.run(props.host, async (lv) => {
+          const ref = await findNetwork(lv, props.name);
+          if (!ref) return { id: "", props };
+          // reservations made outside Pulumi show up as a diff on the next preview
+          const d = parseNetworkXml(await lv.networkXml(ref));
+          const dhcp = props.dhcp && d.dhcp ? { ...props.dhcp, hosts: d.dhcp.hosts } : props.dhcp;
+          return { id, props: await observe(lv, ref, { ...props, dhcp }) };
+        });
+      } catch (err) {
+        throw explainRecorded(err, hostLabel(props.host), `reading network ${props.name}`);
+      }
+    },
+
+    async update(_id, olds, news) {
+      const host = hostLabel(news.host);
+      try {
+        return await ctx.pool.run(news.host, async (lv) => {
+          const ref = await lv.lookupNetwork(olds.name);
+          await updateReservations(lv, ref, hostsOf(olds), hostsOf(news));
+          await enforce(lv, ref, news.autostart !== false);
+          return { outs: await observe(lv, ref, news) };
+        }, { mutating: true });
+      } catch (err) {
+        throw explain(err, host, `updating network ${olds.name}`);
+      }
+    },
+
+    async delete(_id, props) {
+      const host = hostLabel(props.host);
+      try {
+        await ctx.pool.run(props.host, async (lv) => {
+          await clearLeftovers(props.host, lv);
+          const ref = await findNetwork(lv, props.name);
+          if (!ref) return;
+          const users = await runningDomainsOn(lv, props.name);
+          if (users.length) {
+            throw new KvmError("conflict", `network "${props.name}" is used by running domain ${users.join(", ")}`, {
+              host, fix: "Delete those domains or move their interfaces to another network first",
+            });
+          }
+          if (await lv.networkIsActive(ref)) await lv.stopNetwork(ref);
+          await lv.undefineNetwork(ref);
+        }, { mutating: true });
+      } catch (err) {
+        throw explainRecorded(err, host, `deleting network ${props.name}`);
+      }
+    },
+  };
+}
+
+export const networkProvider = createNetworkProvider(processContext);

@@ -1,0 +1,185 @@
+// The StoragePool resource: a directory pool defined, built (its directory made),
+// started and autostarted, so a bare host can be set up from Pulumi. Delete refuses while
+// volumes remain; otherwise it stops the pool, removes its directory if empty and
+// undefines it.
+import * as path from "path";
+import { explain, KvmError } from "../errors";
+import { isLibvirtError, Libvirt, PoolRef, PoolState } from "../libvirt/api";
+import { HostConfig } from "../ssh/host";
+import { parsePoolXml, poolXml, PoolType } from "../xml/pool";
+import { POOL_STATES } from "../health/check";
+import { alreadyExists, differences, refuseAdoption } from "./adopt";
+import { checkClaims, Claims, rememberStackNames } from "./collisions";
+import { checkBoolean, checkHostHealth, checkHostInput, checkName, deepEqual, explainRecorded, Failures, hostLabel, isUnknown, recorded, sameHost } from "./common";
+import { processContext, ResourceContext } from "./context";
+import { findPool } from "./storage";
+import { clearLeftovers, isJournalled, Making } from "./rollback";
+import { interruptible } from "./interrupt";
+import { DiffResult, ResourceProvider } from "./types";
+
+export interface StoragePoolInputs {
+  host: HostConfig;
+  name: string;
+  resourceName?: string;
+  type: PoolType;
+  /** The pool's directory on the host. */
+  path: string;
+  autostart?: boolean;
+  adopt?: boolean;
+}
+
+export interface StoragePoolOutputs extends StoragePoolInputs {
+  kvmKind: "StoragePool";
+  uuid: string;
+  state: string;
+  capacityBytes: number;
+  availableBytes: number;
+}
+
+const REPLACE_KEYS = ["name", "type", "path"] as const;
+
+function claimsOf(p: Pick<StoragePoolInputs, "host" | "name">): Claims {
+  return {
+    host: p.host,
+    claims: [{
+      property: "name", what: `storage pool "${p.name}"`, removal: `virsh pool-destroy ${p.name}; virsh pool-undefine ${p.name}`,
+      taken: async (lv) => !!(await findPool(lv, p.name)) && !isJournalled(p.host, "pool", p.name),
+    }],
+  };
+}
+
+async function observe(lv: Libvirt, pool: PoolRef, inputs: StoragePoolInputs): Promise<StoragePoolOutputs> {
+  const [info, autostart, xml] = await Promise.all([lv.poolInfo(pool), lv.poolAutostart(pool), lv.poolXml(pool)]);
+  const d = parsePoolXml(xml);
+  return {
+    ...inputs, kvmKind: "StoragePool", type: d.type as PoolType, path: d.path, autostart, uuid: d.uuid,
+    state: POOL_STATES[info.state] ?? String(info.state), capacityBytes: Number(info.capacity), availableBytes: Number(info.available),
+  };
+}
+
+/** Runs the pool and sets its autostart as asked (an adopted or refreshed pool may differ). */
+async function enforce(lv: Libvirt, pool: PoolRef, autostart: boolean): Promise<void> {
+  if ((await lv.poolInfo(pool)).state !== PoolState.RUNNING) await lv.startPool(pool);
+  if ((await lv.poolAutostart(pool)) !== autostart) await lv.setPoolAutostart(pool, autostart);
+}
+
+export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvider<StoragePoolInputs, StoragePoolOutputs> {
+  return {
+    async check(olds, news) {
+      const failures: Failures = [];
+      const inputs: StoragePoolInputs = { ...news, name: news.name ?? news.resourceName ?? "", type: news.type ?? "dir", autostart: news.autostart ?? true };
+      inputs.host = checkHostInput(failures, news.host) as HostConfig;
+      checkName(failures, "name", inputs.name);
+      if (!isUnknown(inputs.type) && inputs.type !== "dir") failures.push({ property: "type", reason: `type must be "dir" (a directory on the host), got ${JSON.stringify(inputs.type)}` });
+      const p = news.path;
+      if (p === undefined || p === null || p === "") failures.push({ property: "path", reason: "path is required: the pool's directory on the host, e.g. /var/lib/libvirt/images/fast" });
+      else if (!isUnknown(p)) {
+        if (typeof p !== "string" || !p.startsWith("/")) failures.push({ property: "path", reason: `path must be an absolute directory on the host, got ${JSON.stringify(p)}` });
+        else if (p.split("/").includes("..") || /[\s'"<>&]/.test(p)) failures.push({ property: "path", reason: `path ${JSON.stringify(p)} must not contain "..", spaces or quotes` });
+        else if (p === "/") failures.push({ property: "path", reason: "path / is the host's root: give a directory of its own" });
+        else inputs.path = path.posix.normalize(p).replace(/\/$/, "");
+      }
+      checkBoolean(failures, "autostart", news.autostart);
+      checkBoolean(failures, "adopt", news.adopt);
+      // only reachability: the pool itself is what this resource makes
+      await checkHostHealth(ctx, failures, inputs.host, undefined);
+      const previous = recorded(olds);
+      await checkClaims(ctx.pool, failures, claimsOf(inputs), previous && claimsOf(previous), inputs.adopt);
+      return { inputs, failures };
+    },
+
+    async diff(_id, olds, news) {
+      rememberStackNames(claimsOf(olds));
+      const replaces: string[] = [];
+      if (!sameHost(olds.host, news.host)) replaces.push("host");
+      for (const k of REPLACE_KEYS) if (!deepEqual(olds[k], news[k])) replaces.push(k);
+      const changes = replaces.length > 0 || olds.autostart !== news.autostart || !deepEqual(olds.host, news.host) || olds.adopt !== news.adopt;
+      const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
+      return result;
+    },
+
+    create: (inputs) => interruptible(async (signal) => {
+      const host = hostLabel(inputs.host);
+      const making = new Making(ctx.pool, inputs.host);
+      try {
+        const made = await ctx.pool.run(inputs.host, async (lv) => {
+          await clearLeftovers(inputs.host, lv);
+          let pool = await findPool(lv, inputs.name);
+          if (pool) {
+            if (!inputs.adopt) throw alreadyExists(host, `storage pool "${inputs.name}"`, `virsh pool-destroy ${inputs.name}; virsh pool-undefine ${inputs.name}`);
+            const d = parsePoolXml(await lv.poolXml(pool));
+            const diffs = differences({ type: d.type, path: d.path }, { type: inputs.type, path: inputs.path }, ["type", "path"]);
+            if (diffs.length) throw refuseAdoption(host, `storage pool "${inputs.name}"`, diffs);
+          } else {
+            const xml = poolXml({ name: inputs.name, type: inputs.type, path: inputs.path });
+            pool = await making.make({ kind: "pool", name: inputs.name }, () => lv.definePool(xml), (p) => p.uuid.toString("hex"));
+            // makes the directory (owned as libvirt's pools are); an existing one is kept
+            await lv.buildPool(pool);
+          }
+          await enforce(lv, pool, inputs.autostart !== false);
+          const outs = await observe(lv, pool, inputs);
+          return { id: outs.uuid, outs };
+        }, { mutating: true, signal });
+        await making.kept();
+        return made;
+      } catch (err) {
+        await making.undo();
+        throw explain(err, host, `creating storage pool ${inputs.name}`);
+      }
+    }),
+
+    async read(id, props) {
+      try {
+        return await ctx.pool.run(props.host, async (lv) => {
+          const pool = await findPool(lv, props.name);
+          if (!pool) return { id: "", props };
+          return { id, props: await observe(lv, pool, props) };
+        });
+      } catch (err) {
+        throw explainRecorded(err, hostLabel(props.host), `reading storage pool ${props.name}`);
+      }
+    },
+
+    async update(_id, olds, news) {
+      const host = hostLabel(news.host);
+      try {
+        return await ctx.pool.run(news.host, async (lv) => {
+          const pool = await lv.lookupPool(olds.name);
+          await enforce(lv, pool, news.autostart !== false);
+          return { outs: await observe(lv, pool, { ...olds, ...news }) };
+        }, { mutating: true });
+      } catch (err) {
+        throw explain(err, host, `updating storage pool ${olds.name}`);
+      }
+    },
+
+    async delete(_id, props) {
+      const host = hostLabel(props.host);
+      try {
+        await ctx.pool.run(props.host, async (lv) => {
+          await clearLeftovers(props.host, lv);
+          const pool = await findPool(lv, props.name);
+          if (!pool) return;
+          if (await lv.poolIsActive(pool)) {
+            const volumes = (await lv.listVolumes(pool)).map((v) => v.name);
+            if (volumes.length) {
+              throw new KvmError("conflict", `storage pool "${props.name}" still holds ${volumes.length} volume(s): ${volumes.join(", ")}`, {
+                host, fix: "Delete those volumes first (remove their resources from the program, or virsh vol-delete them), then destroy the pool",
+              });
+            }
+            await lv.stopPool(pool);
+          }
+          // the directory goes only when empty: libvirt's rmdir refuses anything else
+          await lv.deletePoolStorage(pool).catch((err) => {
+            if (!isLibvirtError(err)) throw err;
+          });
+          await lv.undefinePool(pool);
+        }, { mutating: true });
+      } catch (err) {
+        throw explainRecorded(err, host, `deleting storage pool ${props.name}`);
+      }
+    },
+  };
+}
+
+export const storagePoolProvider = createStoragePoolProvider(processContext);
