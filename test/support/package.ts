@@ -127,7 +127,7 @@ export function legEnv(p: LegProject): { PATH: string } {
 }
 
 /** The files of test program `name` (test/programs/NAME) as a program folder holds them, with the lab settings reader they share. */
-export function programFiles(name: "user" | "cloud" | "load" | "chaos"): Record<string, string> {
+export function programFiles(name: "user" | "cloud" | "load" | "chaos" | "hypervisor"): Record<string, string> {
   return { "Pulumi.yaml": `test/programs/${name}/Pulumi.yaml`, "index.ts": `test/programs/${name}/index.ts`, "lab.ts": "test/programs/lab.ts" };
 }
 

@@ -1,0 +1,86 @@
+// From a bare host to a running VM with Pulumi alone, through the real CLI: a storage
+// pool and an isolated network with DHCP made by the program, an Image, an overlay and a
+// full copy in that pool, a volume made with `virsh vol-create-as` adopted, a VM on the
+// new network that gets its address from it; a DHCP reservation added in place; a
+// preview with no changes; and a destroy that removes everything, adopted volume, pool
+// (and its directory) and network included.
+import * as assert from "assert";
+import * as fs from "fs";
+import { e2eStack, E2eStack } from "../support/pulumi";
+import { legEnv, legProject, programFiles, programIn, testLegs } from "../support/package";
+import { domainNames, networkNames, poolNames, virsh } from "../support/virsh";
+
+const leg = testLegs()[0];
+
+describe(`e2e [${leg.name}]: a bare hypervisor set up from Pulumi alone`, function () {
+  this.timeout(900_000);
+  const prefix = `hv${process.pid}`;
+  const subnet = "192.168.172";
+  const poolName = `${prefix}-pool`;
+  const netName = `${prefix}-net`;
+  const poolDir = `/var/lib/libvirt/${poolName}`;
+  let e: E2eStack | undefined;
+
+  before(async () => {
+    const dir = programIn(legProject(leg), "hypervisor", programFiles("hypervisor"));
+    e = await e2eStack(dir, prefix, { prefix, subnet }, legEnv(legProject(leg)));
+  });
+  after(async () => {
+    if (e) {
+      await e.stack.destroy().catch(() => undefined);
+      await e.remove();
+    }
+  });
+
+  it("makes pool and network, images, an overlay, a copy and a VM on them; adopts a virsh volume; updates a reservation in place; destroys it all", async () => {
+    const up = await e!.stack.up();
+    assert.strictEqual(up.summary.result, "succeeded", up.stderr);
+    assert.deepStrictEqual(up.summary.resourceChanges, { create: 7 }, "pool, network, image, overlay, copy, VM and the stack");
+
+    // the pool runs, autostarts, and its directory was made
+    assert.ok(poolNames().includes(poolName));
+    assert.match(virsh(["pool-info", poolName]), /State:\s+running[\s\S]*Autostart:\s+yes/);
+    assert.ok(fs.statSync(poolDir).isDirectory());
+    assert.strictEqual(up.outputs.poolState.value, "running");
+    // the overlay is backed by the image; the copy has no backing file: a full, independent copy
+    assert.match(virsh(["vol-dumpxml", "--pool", poolName, `${prefix}-overlay`]), new RegExp(`<backingStore>\\s*<path>${poolDir}/${prefix}-image</path>`));
+    assert.doesNotMatch(virsh(["vol-dumpxml", "--pool", poolName, `${prefix}-copy`]), /<backingStore>\s*<path>/);
+    assert.strictEqual(up.outputs.copyFormat.value, "qcow2");
+    // the network is isolated (no <forward>), active, autostarted, and leased the VM its address
+    const netXml = virsh(["net-dumpxml", netName]);
+    assert.doesNotMatch(netXml, /<forward/);
+    assert.match(virsh(["net-info", netName]), /Active:\s+yes[\s\S]*Autostart:\s+yes/);
+    assert.strictEqual(up.outputs.bridge.value, /<bridge name='([^']+)'/.exec(netXml)![1]);
+    const ip = up.outputs.ip.value as string;
+    assert.match(ip, new RegExp(`^${subnet.replace(/\./g, "\\.")}\\.(1\\d\\d)$`), "an address of the new network's DHCP range");
+    assert.ok(virsh(["net-dhcp-leases", netName]).includes(ip));
+    const uuid = /<uuid>([^<]+)<\/uuid>/.exec(netXml)![1];
+
+    // a volume made outside Pulumi, adopted; and a reservation added to the running network
+    virsh(["vol-create-as", poolName, `${prefix}-adopted`, "16M", "--format", "qcow2"]);
+    await e!.stack.setConfig("adopted", { value: "true" });
+    await e!.stack.setConfig("reserved", { value: "true" });
+    const preview = await e!.stack.preview();
+    assert.deepStrictEqual(preview.changeSummary, { create: 1, update: 1, same: 6 }, "adopting plans a create, the reservation an update, no replace");
+    const second = await e!.stack.up();
+    assert.strictEqual(second.summary.result, "succeeded", second.stderr);
+    assert.deepStrictEqual(second.summary.resourceChanges, { create: 1, update: 1, same: 6 });
+    // the adopted volume was grown to the program's 32 MiB in place
+    assert.match(virsh(["vol-info", "--pool", poolName, `${prefix}-adopted`]), /Capacity:\s+32\.00 MiB/);
+    const reserved = virsh(["net-dumpxml", netName]);
+    assert.match(reserved, new RegExp(`<host mac='52:54:00:5e:17:01' name='${prefix}-vm' ip='${subnet}.10'/>`));
+    assert.ok(reserved.includes(`<uuid>${uuid}</uuid>`), "the same network, updated in place");
+    // live as well: dnsmasq's hosts file has it, no restart needed
+    assert.match(fs.readFileSync(`/var/lib/libvirt/dnsmasq/${netName}.hostsfile`, "utf8"), /52:54:00:5e:17:01,192\.168\.172\.10/);
+
+    const quiet = await e!.stack.preview();
+    assert.deepStrictEqual(quiet.changeSummary, { same: 8 }, "no changes after the update");
+
+    const down = await e!.stack.destroy();
+    assert.strictEqual(down.summary.result, "succeeded", down.stderr);
+    assert.ok(!poolNames().includes(poolName), "the pool is undefined");
+    assert.ok(!fs.existsSync(poolDir), "the pool's directory is gone with its volumes, the adopted one included");
+    assert.ok(!networkNames().includes(netName), "the network is undefined");
+    assert.ok(!domainNames().includes(`${prefix}-vm`));
+  });
+});
