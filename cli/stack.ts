@@ -1,12 +1,12 @@
 // `--stack`: reads a stack's state with `pulumi stack export`, finds pulumi-kvm
 // resources (their outputs carry kvmKind), and reports, per resource, whether it still
-// exists on its host and whether a domain is in its recorded running state.
+// exists on its host and whether a domain, pool or network is in its recorded state.
 import { execFile } from "child_process";
 import { promisify } from "util";
 import { HostHealth } from "../provider/health/check";
 import { isActiveState } from "../provider/resources/domain-power";
 import { HostPool } from "../provider/pool/host-pool";
-import { isLibvirtError } from "../provider/libvirt/api";
+import { isLibvirtError, Libvirt } from "../provider/libvirt/api";
 import { HostConfig, hostIdentity, resolveHost } from "../provider/ssh/host";
 
 const run = promisify(execFile);
@@ -20,17 +20,21 @@ export interface ResourceReport {
   detail?: string;
 }
 
+const KINDS = ["Image", "Volume", "Domain", "StoragePool", "Network"] as const;
+
 interface Recorded {
   urn: string;
-  kind: "Image" | "Volume" | "Domain";
+  kind: (typeof KINDS)[number];
   name: string;
-  pool: string;
+  /** The pool the host check asks for: a volume's, a domain's ("default"), a StoragePool's own; none for a Network. */
+  pool?: string;
   host: HostConfig;
+  /** A domain's recorded running state, a pool's or network's "is active". */
   running?: boolean;
 }
 
 export interface StackTargets {
-  hosts: { config: HostConfig; pool: string }[];
+  hosts: { config: HostConfig; pool?: string }[];
   resources(pool: HostPool, health: HostHealth[], timeoutMs: number): Promise<ResourceReport[]>;
 }
 
@@ -54,11 +58,29 @@ export async function exportStack(stack: string, cwd: string): Promise<any> {
 export function recordedResources(state: any): Recorded[] {
   const resources: any[] = state?.deployment?.resources ?? [];
   return resources
-    .filter((r) => r.outputs && ["Image", "Volume", "Domain"].includes(plain(r.outputs.kvmKind)))
+    .filter((r) => r.outputs && (KINDS as readonly string[]).includes(plain(r.outputs.kvmKind)))
     .map((r) => {
       const o = plain(r.outputs);
-      return { urn: r.urn, kind: o.kvmKind, name: o.name, pool: o.pool ?? "default", host: o.host, running: o.running };
+      const kind = o.kvmKind as Recorded["kind"];
+      const pool = kind === "StoragePool" ? o.name : kind === "Network" ? undefined : o.pool ?? "default";
+      const running = kind === "StoragePool" ? o.state === "running" : kind === "Network" ? o.active : o.running;
+      return { urn: r.urn, kind, name: o.name, pool, host: o.host, running };
     });
+}
+
+/** Whether the resource's object runs on the host (a domain, pool or network); undefined for volumes. Throws when it is gone. */
+async function activeOnHost(lv: Libvirt, r: Recorded): Promise<boolean | undefined> {
+  switch (r.kind) {
+    case "Domain":
+      return isActiveState((await lv.domainState(await lv.lookupDomain(r.name))).state);
+    case "StoragePool":
+      return lv.poolIsActive(await lv.lookupPool(r.name));
+    case "Network":
+      return lv.networkIsActive(await lv.lookupNetwork(r.name));
+    default:
+      await lv.lookupVolume(await lv.lookupPool(r.pool!), r.name);
+      return undefined;
+  }
 }
 
 function hostKey(h: HostConfig): string {
@@ -67,8 +89,13 @@ function hostKey(h: HostConfig): string {
 
 export async function stackTargets(stack: string, cwd: string): Promise<StackTargets> {
   const recorded = recordedResources(await exportStack(stack, cwd));
-  const hosts = new Map<string, { config: HostConfig; pool: string }>();
-  for (const r of recorded) if (!hosts.has(hostKey(r.host))) hosts.set(hostKey(r.host), { config: r.host, pool: r.pool });
+  // each host is checked with the first pool the stack uses there (none when it only has networks)
+  const hosts = new Map<string, { config: HostConfig; pool?: string }>();
+  for (const r of recorded) {
+    const h = hosts.get(hostKey(r.host));
+    if (!h) hosts.set(hostKey(r.host), { config: r.host, pool: r.pool });
+    else h.pool ??= r.pool;
+  }
   const list = [...hosts.values()];
   return {
     hosts: list,
@@ -80,20 +107,16 @@ export async function stackTargets(stack: string, cwd: string): Promise<StackTar
         if (!h?.ok && h?.stage !== "pool") return { ...base, status: "unknown", detail: `host unhealthy (${h?.stage})` };
         try {
           return await pool.probe(r.host, async (lv): Promise<ResourceReport> => {
-            if (r.kind === "Domain") {
-              const dom = await lv.lookupDomain(r.name);
-              const { state } = await lv.domainState(dom);
-              const running = isActiveState(state);
-              if (r.running !== undefined && running !== r.running) {
-                return { ...base, status: "drift", detail: `recorded ${r.running ? "running" : "stopped"}, host says ${running ? "running" : "not running"}` };
-              }
-              return { ...base, status: "ok", detail: running ? "running" : "stopped" };
+            const active = await activeOnHost(lv, r);
+            if (active === undefined) return { ...base, status: "ok" };
+            const word = r.kind === "Domain" ? ["running", "stopped", "not running"] : ["active", "inactive", "not active"];
+            if (r.running !== undefined && active !== r.running) {
+              return { ...base, status: "drift", detail: `recorded ${r.running ? word[0] : word[1]}, host says ${active ? word[0] : word[2]}` };
             }
-            await lv.lookupVolume(await lv.lookupPool(r.pool), r.name);
-            return { ...base, status: "ok" };
+            return { ...base, status: "ok", detail: active ? word[0] : word[1] };
           }, timeoutMs);
         } catch (err) {
-          if (isLibvirtError(err, "NO_DOMAIN", "NO_STORAGE_VOL", "NO_STORAGE_POOL")) {
+          if (isLibvirtError(err, "NO_DOMAIN", "NO_STORAGE_VOL", "NO_STORAGE_POOL", "NO_NETWORK")) {
             return { ...base, status: "missing", detail: `${r.kind.toLowerCase()} ${r.name} is gone from the host (${err.codeName}); pulumi refresh will drop it` };
           }
           return { ...base, status: "unknown", detail: (err as Error).message };

@@ -13,6 +13,12 @@ export interface WaitForIp {
   family: IpFamily;
 }
 
+/**
+ * libvirt could not read the host's ARP table: libvirt 9.x reads it over netlink and fails
+ * ("wrong nlmsg len") on kernels that end the dump in the same read. No wait can help.
+ */
+export class ArpTableUnreadable extends Error {}
+
 export interface InterfaceAddresses {
   mac: string;
   addresses: string[];
@@ -77,6 +83,7 @@ export async function interfaceAddresses(lv: Libvirt, dom: DomainRef, source: Ip
       // the agent is optional with "any", and not answering yet while the guest boots
       const agentDown = s === AddressSource.AGENT && isLibvirtError(err) && (source === "any" || isLibvirtError(err, "AGENT_UNRESPONSIVE"));
       if (agentDown) continue;
+      if (s === AddressSource.ARP && isLibvirtError(err, "INTERNAL_ERROR") && /nlmsg/.test((err as Error).message)) throw new ArpTableUnreadable((err as Error).message);
       throw err;
     }
     for (const i of ifaces) {

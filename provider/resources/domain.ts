@@ -10,7 +10,7 @@ import { alreadyExists, differences, refuseAdoption } from "./adopt";
 import { checkClaims, Claim, rememberStackNames } from "./collisions";
 import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, isUnknown, recorded, sameHost } from "./common";
 import { checkInputs, DomainInputs, DomainOutputs, seedPoolFor, shutdownMs, waitSpec } from "./domain-inputs";
-import { interfaceAddresses, leaseSnapshot, LeaseSnapshot, waitForAddress } from "./domain-ip";
+import { ArpTableUnreadable, interfaceAddresses, leaseSnapshot, LeaseSnapshot, waitForAddress } from "./domain-ip";
 import { isActive, isActiveState, stopGracefully } from "./domain-power";
 import { createSeed, deleteSeed, SeedVolume, seedVolumeName } from "./domain-seed";
 import { composeOutputs, keptMacs, resolveDisks, specOf, unobservedOutputs } from "./domain-spec";
@@ -75,7 +75,10 @@ async function observe(lv: Libvirt, dom: DomainRef, d: DomainInputs, recorded: R
   const autostart = await lv.domainAutostart(dom);
   const wait = waitSpec(d.waitForIp);
   const active = isActiveState(state);
-  const addresses = active ? await interfaceAddresses(lv, dom, wait?.source ?? "lease", wait?.family ?? "ipv4", since) : [];
+  const addresses = active ? await interfaceAddresses(lv, dom, wait?.source ?? "lease", wait?.family ?? "ipv4", since).catch((err) => {
+    if (err instanceof ArpTableUnreadable) return []; // reported by the wait; the outputs have no address then
+    throw err;
+  }) : [];
   return composeOutputs(d, { parsed, state, active, autostart, addresses }, recorded);
 }
 
@@ -96,10 +99,24 @@ async function settle(pool: HostAccess, d: DomainInputs, dom: DomainRef, recorde
   const wait = waitSpec(d.waitForIp);
   try {
     return await pool.run(d.host, async (lv) => {
-      if (wait && d.running !== false && !(await waitForAddress(lv, dom, wait, since))) {
-        const outs = await observe(lv, dom, d, recorded, since);
-        throw partialInit(`${host}: domain ${d.name} got no ${wait.family} address within ${wait.timeoutMs / 1000} s (waitForIp, source ${wait.source})`, outs,
-          `no IP address within ${wait.timeoutMs / 1000} s: does the network serve DHCP, does the guest bring its interface up? The domain is kept; pulumi up retries the wait`);
+      if (wait && d.running !== false) {
+        let found;
+        try {
+          found = await waitForAddress(lv, dom, wait, since);
+        } catch (err) {
+          // no address can come this way (not a broken link): the VM is observed and kept
+          if (!(err instanceof ArpTableUnreadable)) throw err;
+          const e = new KvmError("permanent", `domain ${d.name}: libvirt cannot read the host's ARP table (${err.message}); its ARP reader does not understand this kernel's netlink replies`, {
+            host, property: "waitForIp.source",
+            fix: "Use source \"agent\" with qemuAgent: true and qemu-guest-agent in the guest, or a libvirt whose ARP reader is fixed (virsh domifaddr --source arp shows whether it works). The domain is kept",
+          });
+          throw partialInit(e.message, await observe(lv, dom, d, recorded, since), e.message);
+        }
+        if (!found) {
+          const outs = await observe(lv, dom, d, recorded, since);
+          throw partialInit(`${host}: domain ${d.name} got no ${wait.family} address within ${wait.timeoutMs / 1000} s (waitForIp, source ${wait.source})`, outs,
+            `no IP address within ${wait.timeoutMs / 1000} s: does the network serve DHCP, does the guest bring its interface up? The domain is kept; pulumi up retries the wait`);
+        }
       }
       return observe(lv, dom, d, recorded, since);
     }, { signal });

@@ -50,9 +50,9 @@ function inSubnet(ip: string, gw: Cidr): boolean {
 }
 
 /** The network's definition as the XML builder takes it. */
-export function specOf(n: NetworkInputs, uuid?: string): NetworkSpec {
+export function specOf(n: NetworkInputs): NetworkSpec {
   return {
-    name: n.name, mode: n.mode, bridge: n.bridge, domain: n.domain, uuid,
+    name: n.name, mode: n.mode, bridge: n.bridge, domain: n.domain,
     addresses: (n.addresses ?? []).map((a) => parseCidr(a)!),
     dhcp: n.dhcp && { start: n.dhcp.start, end: n.dhcp.end, hosts: n.dhcp.hosts ?? [] },
   };

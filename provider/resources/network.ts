@@ -6,13 +6,13 @@ import { explain, KvmError } from "../errors";
 import { isLibvirtError, Libvirt, NetworkRef } from "../libvirt/api";
 import { dhcpHostXml, DhcpHost, networkXml, parseNetworkXml } from "../xml/network";
 import { parseDomainXml } from "../xml/domain";
-import { alreadyExists, differences, refuseAdoption } from "./adopt";
+import { differences, refuseAdoption } from "./adopt";
 import { checkClaims, Claims, rememberStackNames } from "./collisions";
 import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, recorded, sameHost } from "./common";
 import { processContext, ResourceContext } from "./context";
 import { checkNetworkInputs, NetworkInputs, NetworkOutputs, specOf } from "./network-inputs";
-import { clearLeftovers, isJournalled, Making } from "./rollback";
-import { interruptible } from "./interrupt";
+import { clearLeftovers, isJournalled } from "./rollback";
+import { createHostObject } from "./host-object";
 import { DiffResult, ResourceProvider } from "./types";
 
 export type { NetworkInputs, NetworkOutputs } from "./network-inputs";
@@ -112,41 +112,30 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
         if (!deepEqual(olds[k], news[k])) replaces.push(k);
       }
       if (!deepEqual(dhcpRange(olds), dhcpRange(news))) replaces.push("dhcp");
+      // a network found stopped (refresh) is started again by the update
       const changes = replaces.length > 0 || !deepEqual(hostsOf(olds), hostsOf(news)) || olds.autostart !== news.autostart
-        || !deepEqual(olds.host, news.host) || olds.adopt !== news.adopt;
+        || !deepEqual(olds.host, news.host) || olds.adopt !== news.adopt || olds.active === false;
       const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
       return result;
     },
 
-    create: (inputs) => interruptible(async (signal) => {
-      const host = hostLabel(inputs.host);
-      const making = new Making(ctx.pool, inputs.host);
-      try {
-        const made = await ctx.pool.run(inputs.host, async (lv) => {
-          await clearLeftovers(inputs.host, lv);
-          let ref = await findNetwork(lv, inputs.name);
-          if (ref) {
-            if (!inputs.adopt) throw alreadyExists(host, `network "${inputs.name}"`, `virsh net-destroy ${inputs.name}; virsh net-undefine ${inputs.name}`);
-            const d = parseNetworkXml(await lv.networkXml(ref));
-            const onHost = { mode: d.mode, bridge: d.bridge, addresses: d.addresses, domain: d.domain, dhcp: d.dhcp && { start: d.dhcp.start, end: d.dhcp.end } };
-            const diffs = differences(onHost, { mode: inputs.mode, bridge: inputs.bridge, addresses: inputs.addresses ?? [], domain: inputs.domain, dhcp: dhcpRange(inputs) }, ["mode", "bridge", "addresses", "domain", "dhcp"]);
-            if (!inputs.dhcp && d.dhcp) diffs.push({ property: "dhcp", onHost: onHost.dhcp, inProgram: undefined });
-            if (diffs.length) throw refuseAdoption(host, `network "${inputs.name}"`, diffs);
-            await updateReservations(lv, ref, d.dhcp?.hosts ?? [], hostsOf(inputs));
-          } else {
-            const xml = networkXml(specOf(inputs));
-            ref = await making.make({ kind: "network", name: inputs.name }, () => lv.defineNetwork(xml), (n) => n.uuid.toString("hex"));
-          }
-          await enforce(lv, ref, inputs.autostart !== false);
-          const outs = await observe(lv, ref, inputs);
-          return { id: outs.uuid, outs };
-        }, { mutating: true, signal });
-        await making.kept();
-        return made;
-      } catch (err) {
-        await making.undo();
-        throw explain(err, host, `creating network ${inputs.name}`);
-      }
+    create: (inputs) => createHostObject(ctx.pool, inputs, {
+      kind: "network", what: `network "${inputs.name}"`, removal: `virsh net-destroy ${inputs.name}; virsh net-undefine ${inputs.name}`,
+      find: (lv) => findNetwork(lv, inputs.name),
+      async adopt(lv, ref) {
+        const d = parseNetworkXml(await lv.networkXml(ref));
+        const range = d.dhcp && { start: d.dhcp.start, end: d.dhcp.end };
+        const diffs = differences({ mode: d.mode, bridge: d.bridge, addresses: d.addresses, domain: d.domain, dhcp: range },
+          { mode: inputs.mode, bridge: inputs.bridge, addresses: inputs.addresses ?? [], domain: inputs.domain, dhcp: dhcpRange(inputs) }, ["mode", "bridge", "addresses", "domain", "dhcp"]);
+        if (!inputs.dhcp && range) diffs.push({ property: "dhcp", onHost: range, inProgram: undefined });
+        if (diffs.length) throw refuseAdoption(hostLabel(inputs.host), `network "${inputs.name}"`, diffs);
+        await updateReservations(lv, ref, d.dhcp?.hosts ?? [], hostsOf(inputs));
+      },
+      define: (lv) => lv.defineNetwork(networkXml(specOf(inputs))),
+      async settle(lv, ref) {
+        await enforce(lv, ref, inputs.autostart !== false);
+        return observe(lv, ref, inputs);
+      },
     }),
 
     async read(id, props) {

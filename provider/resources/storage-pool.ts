@@ -8,13 +8,13 @@ import { isLibvirtError, Libvirt, PoolRef, PoolState } from "../libvirt/api";
 import { HostConfig } from "../ssh/host";
 import { parsePoolXml, poolXml, PoolType } from "../xml/pool";
 import { POOL_STATES } from "../health/check";
-import { alreadyExists, differences, refuseAdoption } from "./adopt";
+import { differences, refuseAdoption } from "./adopt";
 import { checkClaims, Claims, rememberStackNames } from "./collisions";
 import { checkBoolean, checkHostHealth, checkHostInput, checkName, deepEqual, explainRecorded, Failures, hostLabel, isUnknown, recorded, sameHost } from "./common";
 import { processContext, ResourceContext } from "./context";
 import { findPool } from "./storage";
-import { clearLeftovers, isJournalled, Making } from "./rollback";
-import { interruptible } from "./interrupt";
+import { clearLeftovers, isJournalled } from "./rollback";
+import { createHostObject } from "./host-object";
 import { DiffResult, ResourceProvider } from "./types";
 
 export interface StoragePoolInputs {
@@ -93,39 +93,28 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
       const replaces: string[] = [];
       if (!sameHost(olds.host, news.host)) replaces.push("host");
       for (const k of REPLACE_KEYS) if (!deepEqual(olds[k], news[k])) replaces.push(k);
-      const changes = replaces.length > 0 || olds.autostart !== news.autostart || !deepEqual(olds.host, news.host) || olds.adopt !== news.adopt;
+      // a pool found stopped (refresh) is started again by the update
+      const changes = replaces.length > 0 || olds.autostart !== news.autostart || !deepEqual(olds.host, news.host) || olds.adopt !== news.adopt
+        || (olds.state !== undefined && olds.state !== "running");
       const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
       return result;
     },
 
-    create: (inputs) => interruptible(async (signal) => {
-      const host = hostLabel(inputs.host);
-      const making = new Making(ctx.pool, inputs.host);
-      try {
-        const made = await ctx.pool.run(inputs.host, async (lv) => {
-          await clearLeftovers(inputs.host, lv);
-          let pool = await findPool(lv, inputs.name);
-          if (pool) {
-            if (!inputs.adopt) throw alreadyExists(host, `storage pool "${inputs.name}"`, `virsh pool-destroy ${inputs.name}; virsh pool-undefine ${inputs.name}`);
-            const d = parsePoolXml(await lv.poolXml(pool));
-            const diffs = differences({ type: d.type, path: d.path }, { type: inputs.type, path: inputs.path }, ["type", "path"]);
-            if (diffs.length) throw refuseAdoption(host, `storage pool "${inputs.name}"`, diffs);
-          } else {
-            const xml = poolXml({ name: inputs.name, type: inputs.type, path: inputs.path });
-            pool = await making.make({ kind: "pool", name: inputs.name }, () => lv.definePool(xml), (p) => p.uuid.toString("hex"));
-            // makes the directory (owned as libvirt's pools are); an existing one is kept
-            await lv.buildPool(pool);
-          }
-          await enforce(lv, pool, inputs.autostart !== false);
-          const outs = await observe(lv, pool, inputs);
-          return { id: outs.uuid, outs };
-        }, { mutating: true, signal });
-        await making.kept();
-        return made;
-      } catch (err) {
-        await making.undo();
-        throw explain(err, host, `creating storage pool ${inputs.name}`);
-      }
+    create: (inputs) => createHostObject(ctx.pool, inputs, {
+      kind: "pool", what: `storage pool "${inputs.name}"`, removal: `virsh pool-destroy ${inputs.name}; virsh pool-undefine ${inputs.name}`,
+      find: (lv) => findPool(lv, inputs.name),
+      async adopt(lv, pool) {
+        const d = parsePoolXml(await lv.poolXml(pool));
+        const diffs = differences({ type: d.type, path: d.path }, { type: inputs.type, path: inputs.path }, ["type", "path"]);
+        if (diffs.length) throw refuseAdoption(hostLabel(inputs.host), `storage pool "${inputs.name}"`, diffs);
+      },
+      define: (lv) => lv.definePool(poolXml({ name: inputs.name, type: inputs.type, path: inputs.path })),
+      // makes the directory (owned as libvirt's pools are); an existing one is kept
+      build: (lv, pool) => lv.buildPool(pool),
+      async settle(lv, pool) {
+        await enforce(lv, pool, inputs.autostart !== false);
+        return observe(lv, pool, inputs);
+      },
     }),
 
     async read(id, props) {

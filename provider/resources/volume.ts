@@ -63,17 +63,23 @@ async function sourceOf(lv: Libvirt, pool: PoolRef, inputs: VolumeInputs, host: 
   return { ref, what: property === "baseImage" ? "image" : "source volume", path: d.path, format: d.format === "raw" ? "raw" : "qcow2", capacityBytes: d.capacityBytes, allocationBytes: Number(info.allocation) };
 }
 
+/** How often a copy's progress is looked at, and logged. */
+const COPY_POLL_MS = 1000;
+const COPY_REPORT_MS = 2000;
+
 /** A full copy made by libvirt on the host; its growing allocation is logged as progress. */
 async function copyWithProgress(lv: Libvirt, pool: PoolRef, xml: string, source: VolumeRef, host: string, what: string): Promise<VolumeRef> {
   const total = Number((await lv.volumeInfo(source)).allocation);
-  const report = progressReporter(host, what, total, 3000, "copy");
+  const report = progressReporter(host, what, total, COPY_REPORT_MS, "copy");
   const name = parseVolumeXml(xml).name;
   const timer = setInterval(() => {
     // the volume is listed while libvirt fills it; a failed look is only a missed report
     lv.lookupVolume(pool, name).then((v) => lv.volumeInfo(v)).then((i) => report({ covered: Number(i.allocation), sent: Number(i.allocation) }), () => undefined);
-  }, 3000);
+  }, COPY_POLL_MS);
   try {
-    return await lv.cloneVolume(pool, xml, source);
+    const made = await lv.cloneVolume(pool, xml, source);
+    report({ covered: total, sent: total }); // the last line: 100% and the copy's average rate
+    return made;
   } finally {
     clearInterval(timer);
   }

@@ -21,8 +21,6 @@ export interface NetworkSpec {
   addresses: { address: string; prefix: number; family: "ipv4" | "ipv6" }[];
   dhcp?: { start: string; end: string; hosts: DhcpHost[] };
   domain?: string;
-  /** Kept on a redefine, so the network keeps its identity. */
-  uuid?: string;
 }
 
 function dhcpHost(parent: XMLBuilder, h: DhcpHost): void {
@@ -39,7 +37,6 @@ export function dhcpHostXml(h: DhcpHost): string {
 export function networkXml(spec: NetworkSpec): string {
   const net = create().ele("network");
   net.ele("name").txt(spec.name);
-  if (spec.uuid) net.ele("uuid").txt(spec.uuid);
   // isolated: no <forward> at all
   if (spec.mode !== "isolated") net.ele("forward", { mode: spec.mode });
   // bridge mode joins the host's bridge; otherwise libvirt makes one (named, or virbrN)

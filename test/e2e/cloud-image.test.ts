@@ -92,6 +92,7 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
     }
     // the agent's view: the address waitForIp returned for the UEFI VM is one the agent reports
     assert.ok(virsh(["domifaddr", `${tag}-uefi`, "--source", "agent"]).includes(ips[1]), "the agent reports the UEFI VM's address");
+    assert.match(virsh(["dumpxml", `${tag}-uefi`]), new RegExp(`<interface type='direct'>\\s*<mac address='52:54:00:c1:00:02'/>\\s*<source dev='${labEnv().directDev}' mode='bridge'/>`), "the UEFI VM's first NIC is macvtap");
     console.log(`      boot times, both VMs at once (1 vCPU each, software emulation): up with both IPs ${upSeconds.toFixed(0)} s; cloud-init done: BIOS ${doneAt.bios.toFixed(0)} s, UEFI ${doneAt.uefi.toFixed(0)} s`);
 
     // UEFI: libvirt made the NVRAM; the first boot wrote its boot entries into it

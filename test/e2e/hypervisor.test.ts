@@ -1,13 +1,15 @@
 // From a bare host to a running VM with Pulumi alone, through the real CLI: a storage
 // pool and an isolated network with DHCP made by the program, an Image, an overlay and a
 // full copy in that pool, a volume made with `virsh vol-create-as` adopted, a VM on the
-// new network that gets its address from it; a DHCP reservation added in place; a
-// preview with no changes; and a destroy that removes everything, adopted volume, pool
+// new network that gets its address from it; a DHCP reservation added in place;
+// pulumi-kvm health --stack over all of it, a network stopped out of band found as drift
+// and started again by up --refresh; a preview with no changes; and a destroy that removes everything, adopted volume, pool
 // (and its directory) and network included.
 import * as assert from "assert";
 import * as fs from "fs";
 import { e2eStack, E2eStack } from "../support/pulumi";
-import { legEnv, legProject, programFiles, programIn, testLegs } from "../support/package";
+import { runCli } from "../support/cli";
+import { installedCli, legEnv, legProject, programFiles, programIn, testLegs } from "../support/package";
 import { domainNames, networkNames, poolNames, virsh } from "../support/virsh";
 
 const leg = testLegs()[0];
@@ -20,9 +22,10 @@ describe(`e2e [${leg.name}]: a bare hypervisor set up from Pulumi alone`, functi
   const netName = `${prefix}-net`;
   const poolDir = `/var/lib/libvirt/${poolName}`;
   let e: E2eStack | undefined;
+  let dir: string;
 
   before(async () => {
-    const dir = programIn(legProject(leg), "hypervisor", programFiles("hypervisor"));
+    dir = programIn(legProject(leg), "hypervisor", programFiles("hypervisor"));
     e = await e2eStack(dir, prefix, { prefix, subnet }, legEnv(legProject(leg)));
   });
   after(async () => {
@@ -72,6 +75,23 @@ describe(`e2e [${leg.name}]: a bare hypervisor set up from Pulumi alone`, functi
     assert.ok(reserved.includes(`<uuid>${uuid}</uuid>`), "the same network, updated in place");
     // live as well: dnsmasq's hosts file has it, no restart needed
     assert.match(fs.readFileSync(`/var/lib/libvirt/dnsmasq/${netName}.hostsfile`, "utf8"), /52:54:00:5e:17:01,192\.168\.172\.10/);
+
+    // pulumi-kvm health --stack knows the pool and the network; a network stopped out of band is drift, and up --refresh starts it
+    const args = ["health", "--stack", e!.stack.name, "--cwd", dir, "--json"];
+    const installed = { node: legProject(leg).node, cli: installedCli(legProject(leg)) };
+    const healthy = await runCli(args, { env: e!.env, installed });
+    assert.strictEqual(healthy.code, 0, healthy.stdout + healthy.stderr);
+    const kinds = (out: string) => JSON.parse(out).resources.map((r: any) => [r.kind, r.name, r.status]).sort();
+    assert.deepStrictEqual(kinds(healthy.stdout).filter((r: string[]) => r[0] === "StoragePool" || r[0] === "Network"),
+      [["Network", netName, "ok"], ["StoragePool", poolName, "ok"]]);
+    assert.strictEqual(kinds(healthy.stdout).length, 7, "pool, network, image, three volumes, the VM");
+    virsh(["net-destroy", netName]);
+    const drift = await runCli(args, { env: e!.env, installed });
+    assert.strictEqual(drift.code, 1);
+    assert.match(JSON.parse(drift.stdout).resources.find((r: any) => r.name === netName).detail, /recorded active, host says not active/);
+    const restarted = await e!.stack.up({ refresh: true });
+    assert.strictEqual(restarted.summary.result, "succeeded", restarted.stderr);
+    assert.match(virsh(["net-info", netName]), /Active:\s+yes/);
 
     const quiet = await e!.stack.preview();
     assert.deepStrictEqual(quiet.changeSummary, { same: 8 }, "no changes after the update");

@@ -16,6 +16,10 @@ export interface LabEnv {
   poolDir: string;
   network: string;
   networkNoDhcp: string;
+  /** A host bridge (the lab network's), for bridge NICs. */
+  bridge: string;
+  /** A host device on that bridge, for direct (macvtap) NICs. */
+  directDev: string;
   netns: string;
   image: string;
   /** The Debian cloud image (real cloud-init, boots by itself under BIOS and UEFI). */
@@ -68,6 +72,8 @@ export function labEnv(): LabEnv {
     poolDir: need("KVM_LAB_POOL_DIR"),
     network: need("KVM_LAB_NETWORK"),
     networkNoDhcp: need("KVM_LAB_NETWORK_NODHCP"),
+    bridge: need("KVM_LAB_BRIDGE"),
+    directDev: need("KVM_LAB_DIRECT_DEV"),
     netns: need("KVM_LAB_NETNS"),
     image: need("KVM_LAB_IMAGE"),
     cloudImage: need("KVM_LAB_CLOUD_IMAGE"),

@@ -6,7 +6,7 @@ import * as os from "os";
 import * as path from "path";
 import { virsh } from "./virsh";
 
-export function assertValidXml(xml: string, kind: "domain" | "storagevol"): void {
+export function assertValidXml(xml: string, kind: "domain" | "storagevol" | "storagepool" | "network"): void {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "xml-schema-"));
   const file = path.join(dir, `${kind}.xml`);
   fs.writeFileSync(file, xml);

@@ -1,10 +1,13 @@
-// Every shape of domain and volume XML the provider builds passes libvirt's own schema:
+// Every shape of domain, volume, pool and network XML the provider builds passes libvirt's own schema:
 // each optional input absent and present, from the inputs a user writes (through check's
 // DomainSpec) to the XML sent to libvirt.
 import { DomainInputs } from "../../provider/resources/domain-inputs";
 import { specOf } from "../../provider/resources/domain-spec";
 import { DiskSpec, domainXml } from "../../provider/xml/domain";
 import { volumeXml } from "../../provider/xml/volume";
+import { poolXml } from "../../provider/xml/pool";
+import { networkXml } from "../../provider/xml/network";
+import { NetworkInputs, specOf as networkSpecOf } from "../../provider/resources/network-inputs";
 import { assertValidXml } from "../support/xml-schema";
 
 const host = { address: "hv1", user: "root" };
@@ -27,6 +30,7 @@ const domains: [string, DomainInputs, DiskSpec[], string?][] = [
   ["a kernel without initrd or cmdline", { ...base, kernel: "/boot/vmlinuz" }, [raw]],
   ["an installer cdrom first", { ...base, disks: [{ volume: "installer.iso", device: "cdrom", bus: "sata" }, { volume: "disk" }] }, [iso, raw]],
   ["a kept UUID and MAC", { ...base, networkInterfaces: [{ network: "default" }] }, [raw]],
+  ["direct (macvtap) NICs in each mode", { ...base, networkInterfaces: [{ direct: { dev: "eth0" } }, { direct: { dev: "eth1", mode: "vepa" } }, { direct: { dev: "eno1", mode: "passthrough" } }] }, [raw]],
   ["every disk option (boot order, cache, discard, serial, read-only)", base, [
     { ...overlay, bootOrder: 2, cache: "none", discard: "unmap", serial: "os-disk_1" },
     { ...raw, bootOrder: 1, cache: "writeback", discard: "ignore", serial: "data.2", readonly: true },
@@ -45,6 +49,26 @@ describe("libvirt's schema", () => {
     assertValidXml(volumeXml({ name: "a.qcow2", capacityBytes: 10 * (1 << 30), format: "qcow2" }), "storagevol");
     assertValidXml(volumeXml({ name: "b.qcow2", capacityBytes: 10 * (1 << 30), format: "qcow2", backing: { path: "/pool/a.qcow2", format: "qcow2" } }), "storagevol");
   });
+  it("accepts the storage pool XML", () => {
+    assertValidXml(poolXml({ name: "fast", type: "dir", path: "/srv/nvme/images" }), "storagepool");
+  });
+
+  const net: NetworkInputs = { host, name: "lab", mode: "isolated", addresses: ["192.168.171.1/24"] };
+  const networks: [string, NetworkInputs][] = [
+    ["an isolated network, no DHCP", net],
+    ["NAT with DHCP, reservations (with and without a name) and a DNS domain", {
+      ...net, mode: "nat", domain: "lab.internal",
+      dhcp: { start: "192.168.171.100", end: "192.168.171.199", hosts: [{ mac: "52:54:00:00:00:01", ip: "192.168.171.10", name: "db" }, { mac: "52:54:00:00:00:02", ip: "192.168.171.11" }] },
+    }],
+    ["a routed network on a named bridge with IPv4 and IPv6", { ...net, mode: "route", bridge: "virbr9", addresses: ["192.168.171.1/24", "fd00:171::1/64"], dhcp: { start: "192.168.171.100", end: "192.168.171.199" } }],
+    ["bridge mode on the host's bridge", { host, name: "lan", mode: "bridge", bridge: "br0" }],
+  ];
+  for (const [what, inputs] of networks) {
+    it(`accepts the network XML for ${what}`, () => {
+      assertValidXml(networkXml(networkSpecOf(inputs)), "network");
+    });
+  }
+
   it("refuses XML libvirt would refuse (the check can fail)", () => {
     let refused = false;
     try { assertValidXml("<domain type='qemu'><name>x</name><bogus/></domain>", "domain"); } catch { refused = true; }

@@ -1,7 +1,9 @@
 // A Debian cloud image booted the way users boot one: an Image from the file, an overlay
 // Volume per VM, and a Domain with cloud-init per firmware (BIOS and UEFI side by side).
-// Each VM has a DHCP NIC on the lab network and a static address on the no-DHCP network,
-// set by network-config and matched by a pinned MAC.
+// Each VM has a DHCP NIC on the lab's LAN and a static address on the no-DHCP network,
+// set by network-config and matched by a pinned MAC. The BIOS VM's first NIC is on the lab
+// network; the UEFI VM's is a direct (macvtap) NIC on a host device of that LAN, whose
+// address only the guest agent can tell.
 //   prefix       names of every object (a per-run tag)
 //   publicKey    the key user-data installs for the default user
 //   memory       MiB of each VM (the update step changes it)
@@ -26,7 +28,10 @@ const vms = firmwares.map(({ firmware, n, source }) => {
   return new kvm.Domain(name, {
     host, type: "qemu", firmware, vcpu: 1, memory: Number(config.require("memory")), qemuAgent: true, shutdownTimeout: "90s",
     disks: [{ volume: disk }],
-    networkInterfaces: [{ network: lab.KVM_LAB_NETWORK, mac: macs[0] }, { network: lab.KVM_LAB_NETWORK_NODHCP, mac: macs[1] }],
+    networkInterfaces: [
+      firmware === "uefi" ? { direct: { dev: lab.KVM_LAB_DIRECT_DEV }, mac: macs[0] } : { network: lab.KVM_LAB_NETWORK, mac: macs[0] },
+      { network: lab.KVM_LAB_NETWORK_NODHCP, mac: macs[1] },
+    ],
     cloudInit: {
       hostname: `e2e-${firmware}`,
       userData: [

@@ -1,0 +1,58 @@
+// The create of an object that stands alone on its host (a storage pool, a network):
+// defined under the journal and undone on failure, or, when one of that name exists and
+// the resource adopts, taken over. Either way it is then brought to the asked state and
+// observed for the outputs.
+import { explain } from "../errors";
+import { Libvirt } from "../libvirt/api";
+import { HostConfig } from "../ssh/host";
+import { alreadyExists } from "./adopt";
+import { hostLabel } from "./common";
+import { HostAccess } from "./context";
+import { interruptible } from "./interrupt";
+import { clearLeftovers, Made, Making } from "./rollback";
+
+export interface HostObject<R extends { uuid: Buffer }, O extends { uuid: string }> {
+  kind: Made["kind"];
+  /** e.g. `storage pool "fast"` */
+  what: string;
+  /** The commands that remove it on the host, for the "already exists" error. */
+  removal: string;
+  find(lv: Libvirt): Promise<R | undefined>;
+  /** Checks an existing object against the inputs and applies what an update could. */
+  adopt(lv: Libvirt, ref: R): Promise<void>;
+  /** Defines it (the one call the journal covers). */
+  define(lv: Libvirt): Promise<R>;
+  /** After the definition: what else makes it (a pool's directory). */
+  build?(lv: Libvirt, ref: R): Promise<void>;
+  /** Brings it to the asked state (running, autostart) and returns the outputs. */
+  settle(lv: Libvirt, ref: R): Promise<O>;
+}
+
+export function createHostObject<R extends { uuid: Buffer }, O extends { uuid: string }>(
+  pool: HostAccess, inputs: { host: HostConfig; name: string; adopt?: boolean }, object: HostObject<R, O>,
+): Promise<{ id: string; outs: O }> {
+  return interruptible(async (signal) => {
+    const host = hostLabel(inputs.host);
+    const making = new Making(pool, inputs.host);
+    try {
+      const made = await pool.run(inputs.host, async (lv) => {
+        await clearLeftovers(inputs.host, lv);
+        let ref = await object.find(lv);
+        if (ref) {
+          if (!inputs.adopt) throw alreadyExists(host, object.what, object.removal);
+          await object.adopt(lv, ref);
+        } else {
+          ref = await making.make({ kind: object.kind, name: inputs.name }, () => object.define(lv), (r) => r.uuid.toString("hex"));
+          await object.build?.(lv, ref);
+        }
+        const outs = await object.settle(lv, ref);
+        return { id: outs.uuid, outs };
+      }, { mutating: true, signal });
+      await making.kept();
+      return made;
+    } catch (err) {
+      await making.undo();
+      throw explain(err, host, `creating ${object.what}`);
+    }
+  });
+}
