@@ -27,6 +27,8 @@ const REPLACE_KEYS = ["name", "mode", "bridge", "addresses", "domain"] as const;
 
 const dhcpRange = (n: NetworkInputs) => n.dhcp && { start: n.dhcp.start, end: n.dhcp.end };
 const hostsOf = (n: NetworkInputs): DhcpHost[] => n.dhcp?.hosts ?? [];
+/** Reservations as a set: libvirt keeps them in the order they were added, the program in its own. */
+const reservations = (n: NetworkInputs) => [...hostsOf(n)].sort((a, b) => a.mac.localeCompare(b.mac));
 
 function claimsOf(n: Pick<NetworkInputs, "host" | "name">): Claims {
   return {
@@ -113,7 +115,7 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
       }
       if (!deepEqual(dhcpRange(olds), dhcpRange(news))) replaces.push("dhcp");
       // a network found stopped (refresh) is started again by the update
-      const changes = replaces.length > 0 || !deepEqual(hostsOf(olds), hostsOf(news)) || olds.autostart !== news.autostart
+      const changes = replaces.length > 0 || !deepEqual(reservations(olds), reservations(news)) || olds.autostart !== news.autostart
         || !deepEqual(olds.host, news.host) || olds.adopt !== news.adopt || olds.active === false;
       const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
       return result;

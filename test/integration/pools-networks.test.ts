@@ -159,6 +159,12 @@ describe("StoragePool and Network", function () {
       assert.deepStrictEqual((await networkProvider.diff(net.uuid, net, { ...news, addresses: ["192.168.175.1/24"] })).replaces, ["addresses"]);
     });
 
+    it("sees no change when libvirt lists the reservations in another order than the program", async () => {
+      const reordered = { ...net, bridge: undefined, dhcp: { ...net.dhcp!, hosts: [...net.dhcp!.hosts!].reverse() } } as NetworkInputs;
+      const { props } = await networkProvider.read(net.uuid, net);
+      assert.strictEqual((await networkProvider.diff(net.uuid, props, await checked(networkProvider, reordered, props))).changes, false);
+    });
+
     it("shows a reservation removed outside Pulumi on read", async () => {
       virsh(["net-update", net.name, "delete", "ip-dhcp-host", "<host mac='52:54:00:aa:00:02'/>", "--live", "--config"]);
       const { props } = await networkProvider.read(net.uuid, net);
@@ -182,6 +188,18 @@ describe("StoragePool and Network", function () {
       await networkProvider.delete(net.uuid, net);
       assert.ok(!networkNames().includes(net.name));
     });
+  });
+
+  it("Network in bridge mode: a libvirt network on the host's existing bridge", async () => {
+    const lab = labEnv();
+    const lan = await makeNetwork({ resourceName: `${tag}-lan`, mode: "bridge", bridge: lab.bridge });
+    assert.strictEqual(lan.bridge, lab.bridge);
+    assert.strictEqual(lan.active, true);
+    assert.match(virsh(["net-dumpxml", lan.name]), new RegExp(`<forward mode='bridge'/>\\s*<bridge name='${lab.bridge}'/>`));
+    await networkProvider.delete(lan.uuid, lan);
+    cleanup.pop();
+    assert.ok(!networkNames().includes(lan.name));
+    assert.match(virsh(["net-info", lab.network]), /Active:\s+yes/, "the bridge's own network is untouched");
   });
 
   describe("bridge and direct NICs", () => {
