@@ -14,7 +14,7 @@ options:
   -h, --help     this help
   -v, --version  the installed version
 
-The resources (Image, Volume, Domain) are used from a Pulumi program:
+The resources (Image, Volume, Domain, StoragePool, Network) are used from a Pulumi program:
   import * as kvm from "pulumi-kvm";
 Documentation: the docs/ folder of the package (connection, resources, health,
 troubleshooting).

@@ -172,14 +172,12 @@ describe("StoragePool and Network", function () {
       assert.strictEqual((await networkProvider.diff(net.uuid, props, net)).changes, true, "the next up puts it back");
     });
 
-    it("leases a VM its address, and refuses to go while the VM runs, naming it", async () => {
+    it("refuses to go while a VM on it runs, naming the VM (the e2e shows a VM leased on such a network)", async () => {
       const lab = labEnv();
-      const disk = await makeVolume({ name: `${tag}-vm.qcow2`, capacity: 64 * MiB });
       const { outs: image } = await imageProvider.create(await checked(imageProvider, { host: host(), name: `${tag}-base`, source: { path: lab.image } } as ImageInputs));
       cleanup.push(() => imageProvider.delete(image.key, image));
       const overlay = await makeVolume({ name: `${tag}-boot.qcow2`, baseImage: image.name });
-      const vm = await makeDomain({ name: `${tag}-vm`, disks: [{ volume: overlay.name }, { volume: disk.name }], networkInterfaces: [{ network: net.name }], waitForIp: { timeout: "120s", source: "lease" } });
-      assert.match(vm.ipAddress ?? "", new RegExp(`^${subnet}\\.1\\d\\d$`));
+      const vm = await makeDomain({ name: `${tag}-vm`, disks: [{ volume: overlay.name }], networkInterfaces: [{ network: net.name }] });
       let err: Error | undefined;
       try { await networkProvider.delete(net.uuid, net); } catch (e) { err = e as Error; }
       assert.match(err?.message ?? "", new RegExp(`network "${net.name}" is used by running domain ${vm.name}`));
@@ -189,6 +187,17 @@ describe("StoragePool and Network", function () {
       assert.ok(!networkNames().includes(net.name));
     });
   });
+
+  for (const [mode, third] of [["nat", 177], ["route", 178]] as const) {
+    it(`Network in ${mode} mode: forwarding set up by libvirt (inside the lab's namespace), torn down on delete`, async () => {
+      const n = await makeNetwork({ resourceName: `${tag}-${mode}`, mode, addresses: [`192.168.${third}.1/24`] });
+      assert.strictEqual(n.active, true);
+      assert.match(virsh(["net-dumpxml", n.name]), new RegExp(`<forward mode='${mode}'`));
+      await networkProvider.delete(n.uuid, n);
+      cleanup.pop();
+      assert.ok(!networkNames().includes(n.name));
+    });
+  }
 
   it("Network in bridge mode: a libvirt network on the host's existing bridge", async () => {
     const lab = labEnv();
@@ -219,27 +228,22 @@ describe("StoragePool and Network", function () {
       throw new Error(`no lease for ${mac} on ${labEnv().network}`);
     };
 
-    for (const kind of ["bridge", "direct"] as const) {
-      it(`boots a VM on a ${kind} NIC that reaches the LAN of its ${kind === "bridge" ? "host bridge" : "host device (macvtap)"}`, async () => {
-        const lab = labEnv();
-        const overlay = await makeVolume({ name: `${tag}-${kind}.qcow2`, baseImage: image.name });
-        const nic = kind === "bridge" ? { bridge: lab.bridge } : { direct: { dev: lab.directDev } };
-        const vm = await makeDomain({ name: `${tag}-${kind}`, disks: [{ volume: overlay.name }], networkInterfaces: [nic] });
-        assert.strictEqual(vm.interfaces[0].network, kind === "bridge" ? `bridge:${lab.bridge}` : `direct:${lab.directDev}`);
-        const xml = virsh(["dumpxml", vm.name]);
-        if (kind === "direct") assert.match(xml, new RegExp(`<interface type='direct'>[\\s\\S]*<source dev='${lab.directDev}' mode='bridge'/>`));
-        else assert.match(xml, new RegExp(`<interface type='bridge'>[\\s\\S]*<source bridge='${lab.bridge}'/>`));
-        // the LAN's DHCP server (the lab network's dnsmasq) leased the guest an address
-        assert.match(await leaseOf(vm.interfaces[0].mac), /^192\.168\.150\.1\d\d$/);
-        await domainProvider.delete(vm.uuid, vm);
-        assert.ok(!domainNames().includes(vm.name));
-      });
-    }
-
-    it("waits for a bridged VM's address from the host's ARP table (source \"arp\") as libvirt reads it, or says why libvirt cannot", async () => {
+    it("boots a VM on a direct NIC that reaches the LAN of its host device (macvtap)", async () => {
       const lab = labEnv();
-      const overlay = await makeVolume({ name: `${tag}-arp.qcow2`, baseImage: image.name });
-      const inputs = await checked(domainProvider, { host: host(), name: `${tag}-arp`, type: "qemu", memory: "128MiB", shutdownTimeout: "10s",
+      const overlay = await makeVolume({ name: `${tag}-direct.qcow2`, baseImage: image.name });
+      const vm = await makeDomain({ name: `${tag}-direct`, disks: [{ volume: overlay.name }], networkInterfaces: [{ direct: { dev: lab.directDev } }] });
+      assert.strictEqual(vm.interfaces[0].network, `direct:${lab.directDev}`);
+      assert.match(virsh(["dumpxml", vm.name]), new RegExp(`<interface type='direct'>[\\s\\S]*<source dev='${lab.directDev}' mode='bridge'/>`));
+      // the LAN's DHCP server (the lab network's dnsmasq, behind the veth) leased the guest an address
+      assert.match(await leaseOf(vm.interfaces[0].mac), /^192\.168\.150\.1\d\d$/);
+      await domainProvider.delete(vm.uuid, vm);
+      assert.ok(!domainNames().includes(vm.name));
+    });
+
+    it("boots a VM on a bridge NIC, and waits for its address from the host's ARP table (source \"arp\") as libvirt reads it, or says why libvirt cannot", async () => {
+      const lab = labEnv();
+      const overlay = await makeVolume({ name: `${tag}-bridge.qcow2`, baseImage: image.name });
+      const inputs = await checked(domainProvider, { host: host(), name: `${tag}-bridge`, type: "qemu", memory: "128MiB", shutdownTimeout: "10s",
         disks: [{ volume: overlay.name }], networkInterfaces: [{ bridge: lab.bridge }], waitForIp: { timeout: "90s", source: "arp" } } as DomainInputs);
       let vm: DomainOutputs | undefined;
       let err: (Error & { properties?: DomainOutputs }) | undefined;
@@ -247,7 +251,10 @@ describe("StoragePool and Network", function () {
       const outs = vm ?? err?.properties;
       assert.ok(outs, `the VM exists either way: ${err?.message}`);
       cleanup.push(() => domainProvider.delete(outs.uuid, outs));
-      await leaseOf(outs.interfaces[0].mac);
+      assert.strictEqual(outs.interfaces[0].network, `bridge:${lab.bridge}`);
+      assert.match(virsh(["dumpxml", outs.name]), new RegExp(`<interface type='bridge'>[\\s\\S]*<source bridge='${lab.bridge}'/>`));
+      // the bridge's LAN (the lab network's dnsmasq) leased the guest an address
+      assert.match(await leaseOf(outs.interfaces[0].mac), /^192\.168\.150\.1\d\d$/);
       // libvirt's own reading of the ARP table, through the system's virsh, is the witness
       let witness: string;
       try { witness = virsh(["domifaddr", outs.name, "--source", "arp"]); } catch (e) { witness = String((e as { stderr?: string }).stderr ?? e); }

@@ -1,7 +1,8 @@
 // The chaos run's short variant for CI (`npm run chaos` is the long one, with figures in
 // bench/RESULTS.md): one cycle of up → update → destroy through the real CLI, a fault on
-// each stage's first two attempts so that every kind comes up, and no object leaked or
-// lost, no drift, no unclear error.
+// each stage's first two attempts, another cycle or two only while a kind has not come up
+// (a fault can fire after its stage ended), and no object leaked or lost, no drift, no
+// unclear error.
 import * as assert from "assert";
 import { FAULTS, runChaos, unclearErrors } from "../support/chaos";
 import { labEnv } from "../support/lab";
@@ -18,9 +19,9 @@ describe("chaos (short run)", function () {
 
   it("a cycle with faults of every kind leaves nothing leaked or lost, and every error is clear", async () => {
     const lines: string[] = [];
-    const f = await runChaos(labEnv(), { cycles: 1, maxMs: 25 * 60_000, perHost: 1, alwaysInject: true, faultyAttempts: 2, log: (l) => lines.push(l) });
+    const f = await runChaos(labEnv(), { cycles: 1, extraCyclesForEveryKind: 2, maxMs: 25 * 60_000, perHost: 1, alwaysInject: true, faultyAttempts: 2, log: (l) => lines.push(l) });
     const report = `seed ${f.seed}\n${lines.join("\n")}`;
-    assert.strictEqual(f.cycles, 1, report);
+    assert.ok(f.cycles >= 1, report);
     for (const k of FAULTS) assert.ok(f.faults[k] >= 1, `a fault of kind "${k}" was injected\n${report}`);
     assert.deepStrictEqual(f.leaked, [], report);
     assert.deepStrictEqual(f.lost, [], report);

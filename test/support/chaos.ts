@@ -30,6 +30,8 @@ export interface ChaosOptions {
   alwaysInject?: boolean;
   /** How many attempts of a stage may meet a fault (default 1: the repeats run clean). */
   faultyAttempts?: number;
+  /** Further cycles (at most this many) while a kind of fault has not come up yet: a fault that fired after its stage ended, or on an attempt that succeeded anyway, leaves a kind out of a short run. */
+  extraCyclesForEveryKind?: number;
   seed?: number;
   log?: (line: string) => void;
 }
@@ -190,7 +192,9 @@ export async function runChaos(lab: LabEnv, opts: ChaosOptions): Promise<ChaosFi
   }
 
   try {
-    for (let cycle = 1; cycle <= opts.cycles && Date.now() - started < opts.maxMs; cycle++) {
+    const kindMissing = () => FAULTS.some((f) => figures.faults[f] === 0);
+    const wanted = (cycle: number) => cycle <= opts.cycles || (kindMissing() && cycle <= opts.cycles + (opts.extraCyclesForEveryKind ?? 0));
+    for (let cycle = 1; wanted(cycle) && Date.now() - started < opts.maxMs; cycle++) {
       log(`cycle ${cycle}`);
       await e.stack.setConfig("grown", { value: "false" });
       await stage("up", ["up", "--yes", "--skip-preview"]);
