@@ -8,7 +8,7 @@ import type { Call, Calls } from "./calls";
 
 export type { DhcpLease, DomainInterface, DomainRef, NetworkRef, PoolRef, VolumeRef, UploadChunk, UploadOptions, DownloadOptions, TransferProgress };
 export { Impact, MetadataType } from "./calls";
-export { isLibvirtError, LibvirtError, RpcAbortError } from "./errors";
+export { isLibvirtError, LibvirtError, RpcAbortError, unlessMissing } from "./errors";
 export type { LibvirtCode } from "./errors";
 
 export interface PoolInfo {

@@ -14,4 +14,14 @@ export function isLibvirtError(err: unknown, ...codes: LibvirtCode[]): err is Li
   if (!(err instanceof LibvirtError)) return false;
   return codes.length === 0 || codes.some((c) => err.codeName === `VIR_ERR_${c}`);
 }
+
+/** A lookup's result, or undefined when libvirt answers that the object does not exist (`code`). */
+export async function unlessMissing<T>(lookup: Promise<T>, code: LibvirtCode): Promise<T | undefined> {
+  try {
+    return await lookup;
+  } catch (err) {
+    if (isLibvirtError(err, code)) return undefined;
+    throw err;
+  }
+}
 export { RpcAbortError } from "../rpc/errors";

@@ -4,7 +4,7 @@
 // Once a VM was started it is never rolled back: a later failure is reported as
 // "created but failed to initialize", so Pulumi tracks it and the next `up` continues.
 import { explain, KvmError } from "../errors";
-import { DomainRef, DomainXmlFlags, isLibvirtError, Libvirt, UndefineFlags } from "../libvirt/api";
+import { DomainRef, DomainXmlFlags, isLibvirtError, Libvirt, UndefineFlags, unlessMissing } from "../libvirt/api";
 import { domainXml, OWNER_NS, parseDomainXml } from "../xml/domain";
 import { alreadyExists, differences, refuseAdoption } from "./adopt";
 import { checkClaims, Claim, rememberStackNames } from "./collisions";
@@ -35,13 +35,8 @@ const UNDEFINE_ALL = UndefineFlags.NVRAM | UndefineFlags.MANAGED_SAVE | Undefine
 type Recorded = Pick<DomainOutputs, "seedVolume" | "seedPool">;
 
 async function ownedDomain(lv: Libvirt, uuid: string, host: string, action: string): Promise<DomainRef | undefined> {
-  let dom: DomainRef;
-  try {
-    dom = await lv.lookupDomainByUuid(Buffer.from(uuid.replace(/-/g, ""), "hex"));
-  } catch (err) {
-    if (isLibvirtError(err, "NO_DOMAIN")) return undefined;
-    throw err;
-  }
+  const dom = await unlessMissing(lv.lookupDomainByUuid(Buffer.from(uuid.replace(/-/g, ""), "hex")), "NO_DOMAIN");
+  if (!dom) return undefined;
   try {
     await lv.domainMetadata(dom, OWNER_NS);
   } catch (err) {
@@ -55,14 +50,7 @@ async function ownedDomain(lv: Libvirt, uuid: string, host: string, action: stri
   return dom;
 }
 
-async function findDomain(lv: Libvirt, name: string): Promise<DomainRef | undefined> {
-  try {
-    return await lv.lookupDomain(name);
-  } catch (err) {
-    if (isLibvirtError(err, "NO_DOMAIN")) return undefined;
-    throw err;
-  }
-}
+const findDomain = (lv: Libvirt, name: string) => unlessMissing(lv.lookupDomain(name), "NO_DOMAIN");
 
 /** The NICs of the persistent definition, for a lease snapshot before a start. */
 async function definedNics(lv: Libvirt, dom: DomainRef): Promise<{ mac: string; network?: string }[]> {

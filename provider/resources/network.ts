@@ -3,7 +3,7 @@
 // libvirt's network update API, live and in the persistent definition; the rest replaces.
 // Delete refuses while a running domain uses the network.
 import { explain, KvmError } from "../errors";
-import { isLibvirtError, Libvirt, NetworkRef } from "../libvirt/api";
+import { isLibvirtError, Libvirt, NetworkRef, unlessMissing } from "../libvirt/api";
 import { dhcpHostXml, DhcpHost, networkXml, parseNetworkXml } from "../xml/network";
 import { parseDomainXml } from "../xml/domain";
 import { differences, refuseAdoption } from "./adopt";
@@ -40,14 +40,7 @@ function claimsOf(n: Pick<NetworkInputs, "host" | "name">): Claims {
   };
 }
 
-async function findNetwork(lv: Libvirt, name: string): Promise<NetworkRef | undefined> {
-  try {
-    return await lv.lookupNetwork(name);
-  } catch (err) {
-    if (isLibvirtError(err, "NO_NETWORK")) return undefined;
-    throw err;
-  }
-}
+const findNetwork = (lv: Libvirt, name: string) => unlessMissing(lv.lookupNetwork(name), "NO_NETWORK");
 
 async function observe(lv: Libvirt, ref: NetworkRef, inputs: NetworkInputs): Promise<NetworkOutputs> {
   const [xml, active, autostart] = await Promise.all([lv.networkXml(ref), lv.networkIsActive(ref), lv.networkAutostart(ref)]);

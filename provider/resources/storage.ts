@@ -7,27 +7,13 @@ import { alreadyExists } from "./adopt";
 import { checkClaims, Claims } from "./collisions";
 import { HostAccess } from "./context";
 import { clearLeftovers, isJournalled } from "./rollback";
-import { DomainRef, isLibvirtError, Libvirt, PoolRef, VolumeRef } from "../libvirt/api";
+import { DomainRef, isLibvirtError, Libvirt, PoolRef, unlessMissing, VolumeRef } from "../libvirt/api";
 import { parseVolumeXml, VolumeDescription } from "../xml/volume";
 import { at, children, node, parseXml } from "../xml/dom";
 
-export async function findVolume(lv: Libvirt, pool: PoolRef, name: string): Promise<VolumeRef | undefined> {
-  try {
-    return await lv.lookupVolume(pool, name);
-  } catch (err) {
-    if (isLibvirtError(err, "NO_STORAGE_VOL")) return undefined;
-    throw err;
-  }
-}
+export const findVolume = (lv: Libvirt, pool: PoolRef, name: string) => unlessMissing(lv.lookupVolume(pool, name), "NO_STORAGE_VOL");
 
-export async function findPool(lv: Libvirt, name: string): Promise<PoolRef | undefined> {
-  try {
-    return await lv.lookupPool(name);
-  } catch (err) {
-    if (isLibvirtError(err, "NO_STORAGE_POOL")) return undefined;
-    throw err;
-  }
-}
+export const findPool = (lv: Libvirt, name: string) => unlessMissing(lv.lookupPool(name), "NO_STORAGE_POOL");
 
 export async function describeVolume(lv: Libvirt, vol: VolumeRef): Promise<VolumeDescription & { path: string }> {
   const [xml, path] = await Promise.all([lv.volumeXml(vol), lv.volumePath(vol)]);
