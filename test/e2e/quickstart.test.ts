@@ -114,7 +114,7 @@ for (const leg of testLegs()) {
     it("names the host and the tcp stage when sshd is stopped", async () => {
       const lab = labEnv();
       const sshd = await startSshd(lab, {});
-      sshd.stop();
+      await sshd.stop();
       const e = await e2eStack(quickstartProgram(), `e2etcp${tag}`, { port: String(sshd.port), prefix: `tcp${tag}` }, legEnv(legProject(leg)));
       try {
         await assert.rejects(e.stack.preview(), (err: Error) => {

@@ -81,7 +81,7 @@ describe("SSH dialing and the host pool", function () {
         assert.match(err.message, /libvirt-sock.*AllowStreamLocalForwarding yes/s);
         assert.strictEqual(err.errorClass, "unreachable");
       } finally {
-        sshd.stop();
+        await sshd.stop();
       }
     });
   });

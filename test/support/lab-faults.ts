@@ -4,23 +4,13 @@ import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import { LabEnv } from "./lab";
+import { pidFromFile, stopProcess } from "./pids";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch {
-    return true;
-  }
-}
-
 /** Stops the lab's libvirtd (SIGTERM, as a service restart does) and starts it again. */
 export async function restartLibvirtd(lab: LabEnv): Promise<void> {
-  const pid = Number(fs.readFileSync(lab.libvirtdPid, "utf8").trim());
-  process.kill(pid, "SIGTERM");
-  for (let i = 0; i < 100 && !gone(pid); i++) await sleep(100);
+  await stopProcess(await pidFromFile(lab.libvirtdPid), "SIGTERM");
   execFileSync("ip", ["netns", "exec", lab.netns, "libvirtd", "-d", "-p", lab.libvirtdPid]);
   for (let i = 0; i < 100 && !fs.existsSync(lab.socket); i++) await sleep(100);
   await sleep(1000);
@@ -29,12 +19,11 @@ export async function restartLibvirtd(lab: LabEnv): Promise<void> {
 /** Kills one of the lab's sshd (`which`: its first or second port) with every session (SIGKILL), then starts it again after `downMs`. */
 export async function killSshd(lab: LabEnv, which: 1 | 2, downMs: number): Promise<void> {
   const dir = path.dirname(which === 1 ? lab.sshdLog : lab.sshdLog2);
-  const pid = Number(fs.readFileSync(path.join(dir, "sshd.pid"), "utf8").trim());
+  const pid = await pidFromFile(path.join(dir, "sshd.pid"));
   try { execFileSync("pkill", ["-KILL", "-P", String(pid)]); } catch { /* no session */ }
-  process.kill(pid, "SIGKILL");
-  for (let i = 0; i < 50 && !gone(pid); i++) await sleep(50);
+  await stopProcess(pid, "SIGKILL");
   fs.rmSync(path.join(dir, "sshd.pid"), { force: true });
   await sleep(downMs);
   execFileSync("/usr/sbin/sshd", ["-f", path.join(dir, "sshd_config"), "-E", path.join(dir, "sshd.log")]);
-  for (let i = 0; i < 50 && !fs.existsSync(path.join(dir, "sshd.pid")); i++) await sleep(50);
+  await pidFromFile(path.join(dir, "sshd.pid"));
 }

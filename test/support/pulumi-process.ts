@@ -58,15 +58,6 @@ export function descendants(pid: number): { pid: number; cmd: string }[] {
   return out;
 }
 
-export function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Resolves once `cond` holds, polling; fails after `ms`. */
 export async function until(cond: () => boolean, ms: number, what: string, stepMs = 100): Promise<void> {
   const deadline = Date.now() + ms;

@@ -6,12 +6,12 @@ import * as net from "net";
 import * as os from "os";
 import * as path from "path";
 import { LabEnv } from "./lab";
+import { pidFromFile, stopProcess } from "./pids";
 
 export interface TestSshd {
   port: number;
-  /** Kills every session process of this sshd (SIGKILL), as a crash of sshd would; the listener stays. */
-  killSessions(): void;
-  stop(): void;
+  /** Stops this sshd and waits until it has exited. */
+  stop(): Promise<void>;
 }
 
 async function freePort(): Promise<number> {
@@ -32,15 +32,11 @@ export async function startSshd(lab: LabEnv, overrides: Record<string, string>):
   const lines = [`Port ${port}`, `PidFile ${pidFile}`, ...base, ...Object.entries(overrides).map(([k, v]) => `${k} ${v}`)];
   fs.writeFileSync(path.join(dir, "sshd_config"), lines.join("\n") + "\n");
   execFileSync("/usr/sbin/sshd", ["-f", path.join(dir, "sshd_config"), "-E", path.join(dir, "sshd.log")]);
-  for (let i = 0; i < 50 && !fs.existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 50));
-  // the lab's known_hosts holds the lab's host key for its own ports: add this one
+  const pid = await pidFromFile(pidFile);
   return {
     port,
-    killSessions: () => {
-      try { execFileSync("pkill", ["-KILL", "-P", fs.readFileSync(pidFile, "utf8").trim()]); } catch { /* no session */ }
-    },
-    stop: () => {
-      try { process.kill(Number(fs.readFileSync(pidFile, "utf8")), "SIGTERM"); } catch { /* gone */ }
+    stop: async () => {
+      await stopProcess(pid, "SIGTERM");
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
