@@ -1,9 +1,10 @@
 // An image's bytes as upload chunks, from a local file or any stream of buffers (a
-// download). Sparse: runs of zero blocks become holes, coalesced across reads, so an
-// image that is mostly empty sends a fraction of its size and the daemon sees one hole
-// per run of zeros.
+// download). Sparse: the file's holes (where the filesystem reports them) and runs of
+// zero blocks become holes, coalesced across reads, so an image that is mostly empty
+// sends a fraction of its size and the daemon sees one hole per run of zeros.
 import * as fs from "fs";
 import type { UploadChunk } from "../rpc/stream";
+import { dataRanges } from "./file-extents";
 
 export interface ChunkOptions {
   sparse: boolean;
@@ -31,62 +32,118 @@ function zeroMap(data: Buffer, block: number, zero: Buffer): boolean[] {
   return out;
 }
 
+/** A run of zeros known without reading it: a hole the filesystem reports. */
+export interface Hole {
+  hole: number;
+}
+
+export interface ReadOptions {
+  /** Bytes per read. */
+  readSize?: number;
+  /** Reads running while the consumer works on one. */
+  ahead?: number;
+  /** Buffers take turns instead of a new one per read. */
+  reuse?: boolean;
+}
+
+/** What to read of a file: a hole to pass on, or a positioned read. */
+type Span = Hole | { offset: number; length: number };
+
+/** The spans of a file whose data lies in `ranges`, each read at most `readSize` long. */
+function* spans(ranges: [number, number][], size: number, readSize: number): Generator<Span> {
+  let at = 0;
+  for (const [start, end] of ranges) {
+    if (start > at) yield { hole: start - at };
+    for (at = start; at < end; at += readSize) yield { offset: at, length: Math.min(readSize, end - at) };
+    at = end;
+  }
+  if (size > at) yield { hole: size - at };
+}
+
 /**
- * A file's bytes in reads of `readSize`, with `ahead` more reads already running while
- * the consumer works on one: reading the holes of a sparse file (as zeros) then overlaps
- * sending its data, instead of alternating with it. With `reuse`, `ahead + 1` buffers
- * take turns: a consumer must be done with one before it asks for the next (an upload
- * copies each into its frames), and reading a gigabyte makes no garbage.
+ * Positioned reads of `file`, with `ahead` more reads already running while the consumer
+ * works on one: the file's reads overlap sending its data instead of alternating with it.
+ * With `reuse`, `ahead + 1` buffers take turns: a consumer must be done with one before
+ * it asks for the next (an upload copies each into its frames), and reading a gigabyte
+ * makes no garbage.
  */
-export async function* fileReads(file: string, opts: { readSize?: number; reuse?: boolean; ahead?: number } = {}): AsyncGenerator<Buffer> {
+async function* readSpans(file: string, opts: ReadOptions, plan: (fd: number, size: number) => [number, number][]): AsyncGenerator<Buffer | Hole> {
   const readSize = opts.readSize ?? 4 * 1024 * 1024;
   const ahead = Math.max(1, opts.ahead ?? 4);
   const fh = await fs.promises.open(file, "r");
   const size = (await fh.stat()).size;
+  const todo = spans(plan(fh.fd, size), size, readSize);
   const spare: Buffer[] = [];
-  let offset = 0;
-  const queue: { buf: Buffer; read: Promise<{ bytesRead: number }> }[] = [];
+  const queue: (Hole | { buf: Buffer; read: Promise<{ bytesRead: number }> })[] = [];
+  let reading = 0;
   const refill = () => {
-    while (queue.length < ahead && offset < size) {
+    while (reading < ahead) {
+      const next = todo.next();
+      if (next.done) return;
+      const span = next.value;
+      if ("hole" in span) {
+        queue.push(span);
+        continue;
+      }
       const buf = spare.pop() ?? Buffer.allocUnsafe(readSize);
-      // positioned: several reads are in flight at once
-      queue.push({ buf, read: fh.read(buf, 0, Math.min(readSize, size - offset), offset) });
-      offset += readSize;
+      queue.push({ buf, read: fh.read(buf, 0, span.length, span.offset) });
+      reading++;
     }
   };
   try {
     refill();
     while (queue.length > 0) {
-      const { buf, read } = queue.shift()!;
-      const { bytesRead } = await read;
-      if (bytesRead === 0) return;
+      const item = queue.shift()!;
+      if ("hole" in item) {
+        yield item;
+        continue;
+      }
+      const { bytesRead } = await item.read;
+      reading--;
+      if (bytesRead === 0) return; // the file shrank meanwhile
       refill();
-      yield buf.subarray(0, bytesRead);
+      yield item.buf.subarray(0, bytesRead);
       // the consumer asked for the next one: it is done with this buffer
-      if (opts.reuse) spare.push(buf);
+      if (opts.reuse) spare.push(item.buf);
     }
   } finally {
-    await Promise.all(queue.map((q) => q.read.catch(() => undefined)));
+    await Promise.all(queue.map((q) => ("read" in q ? q.read.catch(() => undefined) : undefined)));
     await fh.close();
   }
 }
 
-/** Buffers as upload chunks: all data, or (sparse) data runs and coalesced holes. */
-export async function* uploadChunks(source: AsyncIterable<Buffer>, opts: { sparse: boolean; blockSize?: number }): AsyncGenerator<UploadChunk> {
+/** Every byte of a file, in order (its holes read as zeros). */
+export function fileReads(file: string, opts: ReadOptions = {}): AsyncGenerator<Buffer> {
+  return readSpans(file, opts, (_fd, size) => [[0, size]]) as AsyncGenerator<Buffer>;
+}
+
+/** A file's data, and its holes as holes where the filesystem reports them (file-extents.ts). */
+export function fileData(file: string, opts: ReadOptions = {}): AsyncGenerator<Buffer | Hole> {
+  return readSpans(file, opts, dataRanges);
+}
+
+/** Buffers (and known holes) as upload chunks: all data, or (sparse) data runs and coalesced holes. */
+export async function* uploadChunks(source: AsyncIterable<Buffer | Hole>, opts: { sparse: boolean; blockSize?: number }): AsyncGenerator<UploadChunk> {
   const block = opts.blockSize ?? 4096;
   let zero = Buffer.alloc(0);
   let hole = 0;
-  for await (const data of source) {
+  for await (const item of source) {
+    if (!Buffer.isBuffer(item)) {
+      if (opts.sparse) hole += item.hole;
+      else yield* zeros(item.hole);
+      continue;
+    }
+    const data = item;
     if (!opts.sparse) {
       yield { data };
       continue;
     }
     if (zero.length < Math.max(data.length, block)) zero = Buffer.alloc(Math.max(data.length, block));
     // split the buffer into alternating data and zero runs
-    const zeros = zeroMap(data, block, zero);
+    const zeroBlocks = zeroMap(data, block, zero);
     let runStart = 0;
-    for (let i = 0; i < zeros.length; i++) {
-      if (!zeros[i]) continue;
+    for (let i = 0; i < zeroBlocks.length; i++) {
+      if (!zeroBlocks[i]) continue;
       const at = i * block;
       if (at > runStart) {
         if (hole) { yield { hole }; hole = 0; }
@@ -103,7 +160,14 @@ export async function* uploadChunks(source: AsyncIterable<Buffer>, opts: { spars
   if (hole) yield { hole };
 }
 
+/** `length` zero bytes as data, for an upload that cannot take holes. */
+function* zeros(length: number): Generator<UploadChunk> {
+  const piece = Buffer.alloc(Math.min(length, 4 * 1024 * 1024));
+  for (let left = length; left > 0; left -= piece.length) yield { data: left >= piece.length ? piece : piece.subarray(0, left) };
+}
+
 /** A file as upload chunks; each chunk is valid until the next is asked for. */
 export function fileChunks(file: string, opts: ChunkOptions): AsyncGenerator<UploadChunk> {
-  return uploadChunks(fileReads(file, { readSize: opts.readSize, reuse: true }), opts);
+  const reads = { readSize: opts.readSize, reuse: true };
+  return uploadChunks(opts.sparse ? fileData(file, reads) : fileReads(file, reads), opts);
 }

@@ -4,20 +4,32 @@
 // Each version of a file (device, inode, size, mtime) is hashed once per process.
 import * as fs from "fs";
 import { Worker } from "worker_threads";
+import { dataRanges } from "./file-extents";
 
+// workerData: the file and its data ranges (asked for here: fs-ext loads in the main
+// thread only); holes are hashed as zeros without reading them
 const WORKER = `
 const { parentPort, workerData } = require("worker_threads");
 const crypto = require("crypto");
 const fs = require("fs");
 const h = crypto.createHash("sha256");
-const buf = Buffer.allocUnsafe(4 * 1024 * 1024);
-const fd = fs.openSync(workerData, "r");
+const SIZE = 4 * 1024 * 1024;
+const buf = Buffer.allocUnsafe(SIZE);
+const zeros = Buffer.alloc(SIZE);
+const hashZeros = (n) => { for (; n > 0; n -= SIZE) h.update(n >= SIZE ? zeros : zeros.subarray(0, n)); };
+const fd = fs.openSync(workerData.file, "r");
 try {
-  for (;;) {
-    const n = fs.readSync(fd, buf, 0, buf.length, null);
-    if (n === 0) break;
-    h.update(n === buf.length ? buf : buf.subarray(0, n));
+  let at = 0;
+  for (const [start, end] of workerData.ranges) {
+    hashZeros(start - at);
+    for (at = start; at < end;) {
+      const n = fs.readSync(fd, buf, 0, Math.min(SIZE, end - at), at);
+      if (n === 0) break;
+      h.update(n === SIZE ? buf : buf.subarray(0, n));
+      at += n;
+    }
   }
+  hashZeros(workerData.size - at);
 } finally {
   fs.closeSync(fd);
 }
@@ -34,7 +46,15 @@ export function fileVersion(file: string): string {
 
 function hashInWorker(file: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { eval: true, workerData: file });
+    const fd = fs.openSync(file, "r");
+    let job: { file: string; size: number; ranges: [number, number][] };
+    try {
+      const size = fs.fstatSync(fd).size;
+      job = { file, size, ranges: dataRanges(fd, size) };
+    } finally {
+      fs.closeSync(fd);
+    }
+    const worker = new Worker(WORKER, { eval: true, workerData: job });
     worker.once("message", resolve);
     worker.once("error", reject);
     worker.once("exit", (code) => reject(new Error(`hashing ${file} stopped (worker exit ${code})`)));

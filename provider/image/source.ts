@@ -6,7 +6,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { KvmError } from "../errors";
-import { fileReads } from "./chunks";
+import { fileData, Hole } from "./chunks";
 import { displayUrl, DownloadError } from "./download";
 import { downloadInThread } from "./download-thread";
 import { sha256File } from "./file-digest";
@@ -25,8 +25,8 @@ export function sourceFile(p: string): string {
 
 export interface ImageStream {
   header: ImageHeader;
-  /** The image from its first byte; each byte read once. A buffer is valid until the next is read. */
-  body: AsyncIterable<Buffer>;
+  /** The image from its first byte, each byte read once (a file's holes not at all). A buffer is valid until the next is read. */
+  body: AsyncIterable<Buffer | Hole>;
   /** The sha256 of the whole image; only after `body` ended. */
   sha256(): Promise<string>;
   /** Stops a download the upload did not finish. */
@@ -40,7 +40,7 @@ function fileImage(file: string): ImageStream {
   const digest = sha256File(file);
   digest.catch(() => undefined); // awaited after the upload
   // the upload copies each read into its frames before it asks for the next
-  return { header, body: fileReads(file, { reuse: true }), sha256: () => digest, close: async () => undefined };
+  return { header, body: fileData(file, { reuse: true }), sha256: () => digest, close: async () => undefined };
 }
 
 /** Reads the first HEAD_BYTES (or all, if shorter) of `body`; returns them and the whole body again. */

@@ -195,22 +195,13 @@ export class RpcClient extends EventEmitter {
     return taken ? this.stream.write(frame, taken) : this.stream.write(frame);
   }
 
-  /** Resolves when the stream can take more data; rejects if the link closes or `signal` fires. */
-  drained(signal?: AbortSignal): Promise<void> {
-    if (this.closedWith) return Promise.reject(this.closedWith);
-    return new Promise<void>((resolve, reject) => {
-      const cleanup = () => {
-        this.stream.off("drain", onDrain);
-        this.off("close", onClose);
-        signal?.removeEventListener("abort", onAbort);
-      };
-      const onDrain = () => { cleanup(); resolve(); };
-      const onClose = (err: Error) => { cleanup(); reject(err); };
-      const onAbort = () => { cleanup(); reject(signal?.reason ?? new Error("aborted")); };
-      this.stream.on("drain", onDrain);
-      this.on("close", onClose);
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
+  /**
+   * Calls `fn` once when the stream can take more data; returns what stops waiting. A
+   * link that closes meanwhile reaches stream owners through their `onClose`.
+   */
+  onceDrained(fn: () => void): () => void {
+    this.stream.once("drain", fn);
+    return () => this.stream.off("drain", fn);
   }
 
   private onData(chunk: Buffer): void {

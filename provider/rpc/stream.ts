@@ -88,24 +88,33 @@ class StreamState implements StreamSink {
     w?.();
   }
 
-  /** Waits for the next packet (or the link's end), bounded by `signal` and the client's call bound. */
-  next(signal?: AbortSignal): Promise<void> {
-    const bound = stallBound(this.client, this.api, signal);
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = () => reject(new RpcAbortError(this.api, bound.signal?.reason));
-      if (bound.signal?.aborted) return onAbort();
-      bound.signal?.addEventListener("abort", onAbort, { once: true });
-      this.waiter = () => { bound.signal?.removeEventListener("abort", onAbort); resolve(); };
-    }).finally(bound.clear);
+  /** Wakes a waiting `next` without a packet (the link drained). */
+  poke(): void {
+    this.wake();
   }
-}
 
-/** `signal`, plus the client's call bound on one wait of a stream (no packet, no drain). */
-function stallBound(client: RpcClient, api: string, signal?: AbortSignal): { signal?: AbortSignal; clear(): void } {
-  if (client.callTimeoutMs <= 0) return { signal, clear: () => undefined };
-  const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(new CallTimeout(api, client.callTimeoutMs)), client.callTimeoutMs);
-  return { signal: signal ? AbortSignal.any([signal, ac.signal]) : ac.signal, clear: () => clearTimeout(timer) };
+  /**
+   * Waits for the next packet, the link's end or a `poke`, bounded by `signal` and the
+   * client's call bound. One timer and no error object per wait: an upload waits
+   * thousands of times per gigabyte.
+   */
+  next(signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(new RpcAbortError(this.api, signal.reason));
+      const ms = this.client.callTimeoutMs;
+      const settle = (err?: Error) => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        this.waiter = undefined;
+        if (err) reject(err);
+        else resolve();
+      };
+      const timer = ms > 0 ? setTimeout(() => settle(new RpcAbortError(this.api, new CallTimeout(this.api, ms))), ms) : undefined;
+      const onAbort = () => settle(new RpcAbortError(this.api, signal!.reason));
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiter = () => settle();
+    });
+  }
 }
 
 function streamFrame(client: RpcClient, proc: number, serial: number, type: MessageType, status: MessageStatus, payload?: Buffer): Buffer {
@@ -138,19 +147,14 @@ export async function uploadVolume(client: RpcClient, proc: Procedure<VolumeTran
   const send = async (frame: Buffer, taken?: () => void) => {
     if (state.failure) throw state.failure;
     if (!client.write(frame, taken)) {
-      // back-pressure; a daemon error or the caller's abort ends the wait too
-      const ac = new AbortController();
-      const bound = stallBound(client, proc.api, opts.signal);
-      const onAbort = () => ac.abort(bound.signal?.reason);
-      bound.signal?.addEventListener("abort", onAbort, { once: true });
+      // back-pressure; a daemon error, the link's end or the caller's abort ends the wait too
+      let drained = false;
+      const stop = client.onceDrained(() => { drained = true; state.poke(); });
       try {
-        await Promise.race([client.drained(ac.signal), waitFailure(state, ac.signal)]);
+        while (!drained && !state.failure) await state.next(opts.signal);
       } finally {
-        bound.signal?.removeEventListener("abort", onAbort);
-        bound.clear();
-        ac.abort();
+        stop();
       }
-      if (bound.signal?.aborted) throw new RpcAbortError(proc.api, bound.signal.reason);
       if (state.failure) throw state.failure;
     }
   };
@@ -186,16 +190,6 @@ export async function uploadVolume(client: RpcClient, proc: Procedure<VolumeTran
     throw err;
   } finally {
     client.closeStream(serial);
-  }
-}
-
-async function waitFailure(state: StreamState, signal: AbortSignal): Promise<void> {
-  while (!state.failure && !signal.aborted) {
-    try {
-      await state.next(signal);
-    } catch {
-      return;
-    }
   }
 }
 

@@ -5,6 +5,7 @@
 import { Duplex } from "stream";
 import { Client, ConnectConfig } from "ssh2";
 import { AuthMaterial } from "./auth-material";
+import { coalescingConnection } from "./coalescing-socket";
 import { DialError, DialStage } from "./dial-error";
 import { endHops, HopState, HopTarget, hopFailure, jumpFailure, socketFailure } from "./dial-failures";
 import { Jump, ResolvedHost } from "./host";
@@ -72,8 +73,8 @@ function connectHop(host: ResolvedHost, target: HopTarget, material: AuthMateria
         return state.verdict.ok;
       },
     };
-    if (sock) cfg.sock = sock as any;
-    else { cfg.host = target.address; cfg.port = target.port; }
+    // the first hop's TCP socket is ours (ssh2 takes it while it connects), so its writes coalesce
+    cfg.sock = (sock ?? coalescingConnection(target.port, target.address)) as any;
     client.connect(cfg);
   });
 }
