@@ -41,6 +41,32 @@ export async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ value: T; 
   }
 }
 
+/** CPU seconds (user + system) that every process named `comm` has used so far, from /proc. */
+export function processCpuSeconds(comm: string): number {
+  const tick = 100; // USER_HZ: /proc/PID/stat counts in 1/100 s on Linux
+  let ticks = 0;
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    const close = stat.lastIndexOf(")");
+    if (stat.slice(stat.indexOf("(") + 1, close) !== comm) continue;
+    const fields = stat.slice(close + 2).split(" "); // from field 3 (state) on
+    ticks += Number(fields[11]) + Number(fields[12]); // utime, stime: fields 14 and 15
+  }
+  return ticks / tick;
+}
+
+/** `fn`'s seconds, and the CPU seconds the processes named `comm` used meanwhile. */
+export async function timedWithCpu(comm: string, fn: () => Promise<unknown>): Promise<{ seconds: number; cpu: number }> {
+  const before = processCpuSeconds(comm);
+  const { seconds } = await timed(fn);
+  return { seconds, cpu: processCpuSeconds(comm) - before };
+}
+
 /** Runs a command; `input` is a file given as its stdin directly (as `cmd < file` would), not piped through this process. */
 export function run(cmd: string, args: string[], opts: { input?: string } = {}): Promise<void> {
   return new Promise((resolve, reject) => {
