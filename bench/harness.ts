@@ -41,9 +41,11 @@ export async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ value: T; 
   }
 }
 
+/** USER_HZ: /proc/stat and /proc/PID/stat count CPU time in 1/100 s on Linux. */
+const TICKS_PER_SECOND = 100;
+
 /** CPU seconds (user + system) that every process named `comm` has used so far, from /proc. */
 export function processCpuSeconds(comm: string): number {
-  const tick = 100; // USER_HZ: /proc/PID/stat counts in 1/100 s on Linux
   let ticks = 0;
   for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     let stat: string;
@@ -57,7 +59,7 @@ export function processCpuSeconds(comm: string): number {
     const fields = stat.slice(close + 2).split(" "); // from field 3 (state) on
     ticks += Number(fields[11]) + Number(fields[12]); // utime, stime: fields 14 and 15
   }
-  return ticks / tick;
+  return ticks / TICKS_PER_SECOND;
 }
 
 /**
@@ -67,7 +69,7 @@ export function processCpuSeconds(comm: string): number {
 export function machineCpuSeconds(): number {
   const fields = fs.readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
   const [user, nice, system, , , irq, softirq, steal] = fields;
-  return (user + nice + system + irq + softirq + steal) / 100; // USER_HZ
+  return (user + nice + system + irq + softirq + steal) / TICKS_PER_SECOND;
 }
 
 /** `fn`'s seconds, and the CPU seconds the processes named `comm` (or, with no name, the whole machine) used meanwhile. */

@@ -8,7 +8,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { LabEnv } from "../test/support/lab";
-import { Benchmark, bestOf, fmtSeconds, imageUpSeconds, processCpuSeconds, randomFile, run, sshArgs, timed, bestOfWithCpu, virshLocal, virshSshUri } from "./harness";
+import { Benchmark, bestOf, bestOfWithCpu, fmtSeconds, imageUpSeconds, processCpuSeconds, randomFile, run, sshArgs, timed, virshLocal, virshSshUri } from "./harness";
 
 const GiB = 1024 * 1024 * 1024;
 
