@@ -173,7 +173,7 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
   if (news.shutdownTimeout !== undefined && "error" in parseDuration(news.shutdownTimeout)) bad("shutdownTimeout", (parseDuration(news.shutdownTimeout) as { error: string }).error);
   if (news.cloudInit !== undefined && !isUnknown(news.cloudInit)) {
     const c = news.cloudInit;
-    if (c.hostname !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9-]{0,62})$/.test(c.hostname)) bad("cloudInit.hostname", `"${c.hostname}" is not a host name (letters, digits, "-", at most 63)`);
+    if (c.hostname !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9-]{0,62})$/.test(c.hostname)) bad("cloudInit.hostname", "is not a host name: use letters, digits and \"-\", at most 63, starting with a letter or digit (cloudInit is a secret, so its value is not shown)");
     for (const k of ["userData", "vendorData", "metaData", "networkConfig"] as const) {
       if (c[k] !== undefined && typeof c[k] !== "string") bad(`cloudInit.${k}`, "must be a string");
     }

@@ -2,6 +2,7 @@
 // agent, or both; the host's ARP table for bridge and direct NICs) with backoff until the timeout, skipping loopback and link-local.
 // A lease listed before this boot (a pinned MAC reused, a restart) is stale until the
 // guest renews it: a snapshot taken before the start tells fresh leases from old ones.
+import * as net from "net";
 import { AddressSource, DomainInterface, DomainRef, isLibvirtError, Libvirt } from "../libvirt/api";
 
 export type IpSource = "lease" | "agent" | "arp" | "any";
@@ -30,12 +31,18 @@ export interface LeaseSnapshot {
   expiry: Map<string, bigint>;
 }
 
+/**
+ * Whether an address a source reported is a usable one of the family. The guest agent
+ * reports what the guest says, so an address counts only when it parses as one (in its
+ * canonical form), never as whatever text the guest sent.
+ */
 function usable(addr: string, type: number, family: IpFamily): boolean {
   const isV6 = type === 1;
   if (family === "ipv4" && isV6) return false;
   if (family === "ipv6" && !isV6) return false;
+  if (net.isIP(addr) !== (isV6 ? 6 : 4)) return false;
   if (isV6) return !/^(::1$|fe[89ab][0-9a-f]:)/i.test(addr);
-  return !addr.startsWith("127.") && !addr.startsWith("169.254.");
+  return !addr.startsWith("127.") && !addr.startsWith("169.254.") && addr !== "0.0.0.0";
 }
 
 const leaseKey = (mac: string, ip: string) => `${mac.toLowerCase()} ${ip}`;

@@ -3,9 +3,11 @@
 // how to log in (the next operation brings its own credentials). It is readable by this
 // user only and changed under a lock (creates run in parallel, in this process and in
 // others). An entry with the pid of a running process is that process's create in flight.
+import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import { warn } from "../log";
 
 /** An object on a host: a volume (by its key), a domain, pool or network (by its UUID, hex). */
 export interface Made {
@@ -29,9 +31,44 @@ export function journalFile(): string {
   return process.env.PULUMI_KVM_JOURNAL ?? path.join(os.homedir(), ".pulumi-kvm", "leftovers.json");
 }
 
+/**
+ * The journal's directory, made when missing. A directory others can write to is refused:
+ * anyone could plant a journal there, or swap the file for a link while it is written.
+ */
+function journalDir(): string {
+  const dir = path.dirname(journalFile());
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = fs.statSync(dir);
+  if (st.mode & 0o002 || (typeof process.getuid === "function" && st.uid !== process.getuid() && st.uid !== 0)) {
+    throw new Error(`the pulumi-kvm journal's directory ${dir} can be written by other users; set PULUMI_KVM_JOURNAL to a file in a directory only you can write (default ~/.pulumi-kvm/leftovers.json)`);
+  }
+  return dir;
+}
+
+/** The entries, when the file is a regular file of this user's; anything else is not trusted. */
 export function readJournal(): Entry[] {
+  const file = journalFile();
+  let text: string;
   try {
-    return (JSON.parse(fs.readFileSync(journalFile(), "utf8")) as Entry[]).filter((e) => typeof e.place === "string");
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    try {
+      const st = fs.fstatSync(fd);
+      if (!st.isFile() || (typeof process.getuid === "function" && st.uid !== process.getuid())) {
+        warn(`ignoring the journal ${file}: it is not a file of this user's (someone else may have planted it)`);
+        return [];
+      }
+      text = fs.readFileSync(fd, "utf8");
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") warn(`ignoring the journal ${file}: it is a symbolic link`);
+    return [];
+  }
+  try {
+    const entries = JSON.parse(text) as unknown;
+    return Array.isArray(entries) ? entries.filter((e): e is Entry => !!e && typeof e.place === "string" && typeof e.name === "string") : [];
   } catch {
     return [];
   }
@@ -48,19 +85,24 @@ export function inFlight(e: Entry): boolean {
   }
 }
 
+/** Written to a new temp file of an unguessable name (never through a link someone placed), then renamed over the journal. */
 function writeJournal(entries: Entry[]): void {
   const file = journalFile();
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(entries, null, 2), { mode: 0o600 });
-  fs.chmodSync(tmp, 0o600);
+  journalDir();
+  const tmp = `${file}.${crypto.randomBytes(8).toString("hex")}.tmp`;
+  const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+  try {
+    fs.writeFileSync(fd, JSON.stringify(entries, null, 2));
+  } finally {
+    fs.closeSync(fd);
+  }
   fs.renameSync(tmp, file);
 }
 
 /** A lock file shared with other processes; a lock older than 60 s is stale (its owner died). */
 async function lockJournal(): Promise<() => void> {
   const lock = `${journalFile()}.lock`;
-  fs.mkdirSync(path.dirname(lock), { recursive: true, mode: 0o700 });
+  journalDir();
   for (let waited = 0; ; waited += 50) {
     try {
       fs.closeSync(fs.openSync(lock, "wx", 0o600));

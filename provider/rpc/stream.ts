@@ -50,7 +50,11 @@ class StreamState implements StreamSink {
   overflowed = false;
   private waiter: (() => void) | undefined;
 
-  constructor(private readonly client: RpcClient, private readonly api: string, private readonly maxBuffered = Infinity) {}
+  /**
+   * `maxBuffered`: unread bytes held before the rest is dropped; with `failOnOverflow`
+   * (a download, whose reader stalled) the stream then fails too.
+   */
+  constructor(private readonly client: RpcClient, private readonly api: string, private readonly maxBuffered: number, private readonly failOnOverflow: boolean) {}
 
   /** The oldest unread chunk. */
   take(): Buffer {
@@ -70,7 +74,7 @@ class StreamState implements StreamSink {
         this.buffered += packet.payload.length;
         if (this.buffered > this.maxBuffered) {
           this.overflowed = true;
-          this.failure ??= new RpcProtocolError(`${this.api}: the reader left more than ${this.maxBuffered} bytes unread; the download was dropped (the link stays up)`);
+          if (this.failOnOverflow) this.failure ??= new RpcProtocolError(`${this.api}: the reader left more than ${this.maxBuffered} bytes unread; the download was dropped (the link stays up)`);
         }
       }
     }
@@ -136,9 +140,13 @@ class FramePool {
   }
 }
 
+/** Bytes of unsolicited stream data an upload holds (never read) before it drops the rest. */
+export const UNSOLICITED_BOUND = 64 * 1024;
+
 /** Uploads `source` into a volume; resolves when the daemon confirmed the finish. */
 export async function uploadVolume(client: RpcClient, proc: Procedure<VolumeTransfer, void>, vol: VolumeRef, source: AsyncIterable<UploadChunk>, opts: UploadOptions = {}): Promise<TransferProgress> {
-  const state = new StreamState(client, proc.api);
+  // an upload asks for no data: what a daemon sends anyway is held up to a small bound, then dropped
+  const state = new StreamState(client, proc.api, UNSOLICITED_BOUND, false);
   const serial = await client.openStream(proc, {
     vol, offset: opts.offset ?? 0n, length: opts.length ?? 0n, flags: opts.sparse ? VOL_UPLOAD_SPARSE_STREAM : 0,
   }, state, opts.signal);
@@ -209,7 +217,7 @@ export interface DownloadOptions {
  */
 export async function* downloadVolume(client: RpcClient, proc: Procedure<VolumeTransfer, void>, vol: VolumeRef, opts: DownloadOptions = {}): AsyncGenerator<Buffer> {
   const maxBuffered = opts.maxBuffered ?? 256 * 1024 * 1024;
-  const state = new StreamState(client, proc.api, maxBuffered);
+  const state = new StreamState(client, proc.api, maxBuffered, true);
   const serial = await client.openStream(proc, { vol, offset: opts.offset ?? 0n, length: opts.length ?? 0n, flags: 0 }, state, opts.signal);
   let completed = false;
   try {

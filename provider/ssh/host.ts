@@ -82,14 +82,44 @@ function one(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
+/**
+ * ssh_config's settings for a host. `Match exec` is never run (it would run a command
+ * through a shell on every preview): such a block does not match. ProxyCommand and the
+ * other command keywords are read by nobody here.
+ */
+function settingsFor(cfg: SSHConfig | undefined, alias: string): Record<string, string | string[]> {
+  return (cfg?.compute(alias, { matchExec: false }) ?? {}) as Record<string, string | string[]>;
+}
+
+/** The TOKENS of OpenSSH's ssh_config(5) that the keywords honoured here accept. */
+export interface Tokens {
+  /** %h: the host name to connect to (after HostName) */
+  h: string;
+  /** %n: the host name as given */
+  n: string;
+  /** %p: the port */
+  p: number;
+  /** %r: the remote user */
+  r: string;
+}
+
+/** Expands %h %n %p %r %u %d and %% as OpenSSH does; an unknown token is an error, as in OpenSSH. */
+export function expandTokens(value: string, keyword: string, t: Tokens): string {
+  const values: Record<string, string> = { "%": "%", h: t.h, n: t.n, p: String(t.p), r: t.r, u: os.userInfo().username, d: os.homedir() };
+  return value.replace(/%(.?)/g, (_all, c: string) => {
+    if (!(c in values)) throw new Error(`ssh config: ${keyword} ${value} has the token %${c}, which is not supported here (supported: %h %n %p %r %u %d %%)`);
+    return values[c];
+  });
+}
+
 function parseJump(spec: string, cfg: SSHConfig | undefined, defaultUser: string): Jump {
   // [user@]host[:port], where host may itself be an alias
   const m = /^(?:([^@]+)@)?(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(spec.trim());
   if (!m) throw new Error(`ProxyJump entry "${spec}" is not [user@]host[:port]`);
   const alias = m[2].replace(/^\[|\]$/g, "");
-  const c = cfg?.compute(alias) ?? {};
+  const c = settingsFor(cfg, alias);
   return {
-    address: one(c.HostName) ?? alias,
+    address: expandTokens(one(c.HostName) ?? alias, "HostName", { h: alias, n: alias, p: 22, r: "" }),
     port: Number(m[3] ?? one(c.Port) ?? 22),
     user: m[1] ?? one(c.User) ?? defaultUser,
   };
@@ -98,23 +128,26 @@ function parseJump(spec: string, cfg: SSHConfig | undefined, defaultUser: string
 export function resolveHost(config: HostConfig): ResolvedHost {
   const cfgPath = config.sshConfigPath === "none" ? undefined : expandHome(config.sshConfigPath ?? "~/.ssh/config");
   const cfg = cfgPath ? readSshConfig(cfgPath) : undefined;
-  const c = cfg?.compute(config.address) ?? {};
+  const c = settingsFor(cfg, config.address);
   const user = config.user ?? one(c.User) ?? os.userInfo().username;
   const port = config.port ?? Number(one(c.Port) ?? 22);
+  // HostName takes %h (the name as given); the file keywords take the rest, %h being the HostName
+  const hostname = expandTokens(one(c.HostName) ?? config.address, "HostName", { h: config.address, n: config.address, p: port, r: user });
+  const tokens: Tokens = { h: hostname, n: config.address, p: port, r: user };
   const proxyJump = one(c.ProxyJump);
   const identity = c.IdentityFile ? (Array.isArray(c.IdentityFile) ? c.IdentityFile : [c.IdentityFile]) : [];
   const keepaliveInterval = config.keepaliveInterval ?? 5;
   return {
     config,
     label: `${user}@${config.address}${port === 22 ? "" : `:${port}`}`,
-    hostname: one(c.HostName) ?? config.address,
+    hostname,
     port,
     user,
-    identityFiles: identity.map(expandHome),
+    identityFiles: identity.map((f) => expandHome(expandTokens(f, "IdentityFile", tokens))),
     jumps: proxyJump && proxyJump !== "none" ? proxyJump.split(",").map((j) => parseJump(j, cfg, user)) : [],
     socketPath: config.socketPath ?? DEFAULT_SOCKET,
     uri: config.uri ?? DEFAULT_URI,
-    knownHostsPath: expandHome(config.knownHostsPath ?? one(c.UserKnownHostsFile) ?? "~/.ssh/known_hosts"),
+    knownHostsPath: expandHome(config.knownHostsPath ?? (c.UserKnownHostsFile ? expandTokens(one(c.UserKnownHostsFile)!, "UserKnownHostsFile", tokens) : "~/.ssh/known_hosts")),
     connectTimeoutMs: (config.connectTimeout ?? 20) * 1000,
     keepaliveIntervalMs: keepaliveInterval * 1000,
     keepaliveCount: config.keepaliveCount ?? 3,

@@ -140,4 +140,42 @@ describe("leftover journal", () => {
     assert.deepStrictEqual(removed, ["volume orphan"]);
     assert.deepStrictEqual(journal(), []);
   });
+
+  it("is written through a new temp file of its own (a planted link is not followed) and trusts only a regular file of this user's", async () => {
+    const victim = path.join(dir, "victim");
+    fs.writeFileSync(victim, "untouched");
+    // the temp name an earlier version used, planted as a link
+    fs.symlinkSync(victim, `${file}.${process.pid}.tmp`);
+    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "v2", id: "/p/v2" }, 1);
+    assert.strictEqual(fs.readFileSync(victim, "utf8"), "untouched");
+    assert.ok(fs.lstatSync(file).isFile());
+    assert.deepStrictEqual(fs.readdirSync(dir).filter((f) => f.endsWith(".tmp") && !fs.lstatSync(path.join(dir, f)).isSymbolicLink()), []);
+    // a journal that is a link, or another user's file, is not read
+    fs.rmSync(file);
+    fs.writeFileSync(victim, JSON.stringify([{ kind: "volume", pool: "default", name: "v3", place: JSON.stringify([host.address, 22, host.user, "", ""]) }]));
+    fs.symlinkSync(victim, file);
+    assert.ok(!isJournalled(host, "volume", "v3", "default"), "a journal behind a link was trusted");
+    fs.rmSync(file);
+    if (process.getuid?.() === 0) {
+      fs.copyFileSync(victim, file);
+      assert.ok(isJournalled(host, "volume", "v3", "default"), "this user's own journal is read");
+      fs.chownSync(file, 65534, 65534);
+      assert.ok(!isJournalled(host, "volume", "v3", "default"), "another user's journal was trusted");
+    }
+    fs.rmSync(`${file}.${process.pid}.tmp`);
+  });
+
+  it("refuses a directory others can write to, naming PULUMI_KVM_JOURNAL", async () => {
+    const shared = fs.mkdtempSync(path.join(os.tmpdir(), "journal-shared-"));
+    fs.chmodSync(shared, 0o1777);
+    process.env.PULUMI_KVM_JOURNAL = path.join(shared, "leftovers.json");
+    try {
+      const making = new Making(unreachable, host);
+      await assert.rejects(making.make({ kind: "volume", pool: "default", name: "x" }, async () => ({ key: "/p/x" }), (v) => v.key), /can be written by other users; set PULUMI_KVM_JOURNAL/);
+      assert.ok(!fs.existsSync(path.join(shared, "leftovers.json")));
+    } finally {
+      process.env.PULUMI_KVM_JOURNAL = file;
+      fs.rmSync(shared, { recursive: true, force: true });
+    }
+  });
 });

@@ -108,4 +108,29 @@ describe("host resolution through ~/.ssh/config", () => {
     assert.notStrictEqual(hostIdentity(h), hostIdentity(resolveHost({ address: "hv1", sshConfigPath: cfg, socketPath: "/other" })));
     fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  it("never runs a Match exec command, and expands %h %n %p %r %u %d %% in HostName, IdentityFile and UserKnownHostsFile", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sshcfg-"));
+    const cfg = path.join(dir, "config");
+    const ran = path.join(dir, "ran");
+    fs.writeFileSync(cfg, [
+      `Match exec "touch ${ran}"`, "  User fromexec",
+      "Host hv*", "  HostName %h.lab.example", "  Port 2200",
+      "  IdentityFile ~/.ssh/%r@%h:%p-%n", "  IdentityFile %d/keys/%u-%%",
+      "  UserKnownHostsFile ~/.ssh/known_%h_%p",
+    ].join("\n"));
+    const h = resolveHost({ address: "hv1", user: "ops", sshConfigPath: cfg });
+    assert.ok(!fs.existsSync(ran), "Match exec ran its command");
+    assert.strictEqual(h.user, "ops");
+    assert.strictEqual(h.hostname, "hv1.lab.example");
+    assert.deepStrictEqual(h.identityFiles, [
+      path.join(os.homedir(), ".ssh/ops@hv1.lab.example:2200-hv1"), `${os.homedir()}/keys/${os.userInfo().username}-%`,
+    ]);
+    assert.strictEqual(h.knownHostsPath, path.join(os.homedir(), ".ssh/known_hv1.lab.example_2200"));
+    // a Match exec block never matches, so its settings never apply
+    assert.strictEqual(resolveHost({ address: "other", sshConfigPath: cfg }).user, os.userInfo().username);
+    fs.writeFileSync(cfg, "Host hv1\n  IdentityFile ~/.ssh/%C\n");
+    assert.throws(() => resolveHost({ address: "hv1", sshConfigPath: cfg }), /IdentityFile ~\/\.ssh\/%C has the token %C/);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 });

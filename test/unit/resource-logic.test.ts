@@ -4,12 +4,14 @@
 import * as assert from "assert";
 import { Duplex } from "stream";
 import { classify } from "../../provider/errors";
-import { LibvirtError } from "../../provider/libvirt/api";
+import { Libvirt, LibvirtError } from "../../provider/libvirt/api";
+import { checkInputs, DomainInputs } from "../../provider/resources/domain-inputs";
+import { interfaceAddresses } from "../../provider/resources/domain-ip";
 import { rpcLibvirt } from "../../provider/libvirt/rpc-libvirt";
 import { RpcClient } from "../../provider/rpc/client";
 import { ErrorCode } from "../../provider/rpc/error-codes";
 import { RpcAbortError } from "../../provider/rpc/errors";
-import { deepEqual } from "../../provider/resources/common";
+import { deepEqual, Failures } from "../../provider/resources/common";
 import { keptMacs } from "../../provider/resources/domain-spec";
 import { removeLeftover } from "../../provider/resources/rollback";
 
@@ -85,5 +87,28 @@ describe("the call bound", () => {
     const outcome = await Promise.race([rpcLibvirt(client).libVersion().then(() => "answered", () => "failed"), new Promise((r) => setTimeout(() => r("waiting"), 400))]);
     assert.strictEqual(outcome, "waiting");
     client.destroy(new Error("done"));
+  });
+});
+
+describe("what a guest reports", () => {
+  it("takes an agent's address only when it parses as an address of its family", async () => {
+    const addrs = ["10.0.0.5", "10.0.0.5; rm -rf /", "<script>", "999.1.1.1", "0.0.0.0", "127.0.0.1", "192.168.1.7"];
+    const lv = {
+      interfaceAddresses: async () => [
+        { name: "eth0", hwaddr: "52:54:00:AA:BB:CC", addrs: addrs.map((addr) => ({ type: 0, addr, prefix: 24 })) },
+        { name: "eth1", hwaddr: "52:54:00:aa:bb:dd", addrs: [{ type: 1, addr: "fd00::1", prefix: 64 }, { type: 1, addr: "fd00::1 extra", prefix: 64 }, { type: 0, addr: "fd00::2", prefix: 64 }] },
+      ],
+    } as unknown as Libvirt;
+    const dom = { name: "d", uuid: Buffer.alloc(16), id: 1 };
+    assert.deepStrictEqual(await interfaceAddresses(lv, dom, "agent", "ipv4"), [{ mac: "52:54:00:aa:bb:cc", addresses: ["10.0.0.5", "192.168.1.7"] }, { mac: "52:54:00:aa:bb:dd", addresses: [] }]);
+    assert.deepStrictEqual((await interfaceAddresses(lv, dom, "agent", "ipv6"))[1].addresses, ["fd00::1"]);
+  });
+
+  it("never shows a secret input's value in check's error: an invalid cloudInit.hostname", () => {
+    const failures: Failures = [];
+    checkInputs({ host: { address: "h" }, name: "d", disks: [{ volume: "v" }], cloudInit: { hostname: "SECRET_host_name" } } as unknown as DomainInputs, failures);
+    const hostname = failures.find((f) => f.property === "cloudInit.hostname");
+    assert.ok(hostname, JSON.stringify(failures));
+    assert.doesNotMatch(hostname.reason, /SECRET/);
   });
 });
