@@ -12,8 +12,18 @@ export interface DiskArgs {
   pool?: pulumi.Input<string>;
   device?: pulumi.Input<"disk" | "cdrom">;
   bus?: pulumi.Input<"virtio" | "sata" | "scsi" | "ide">;
-  /** The volume's format; taken from a Volume or Image given as `volume`. */
+  /**
+   * The volume's format: required for a volume given by name, taken from a Volume or Image
+   * given as `volume`. Never read from the file (a guest can write any header into its disk).
+   */
   format?: pulumi.Input<"qcow2" | "raw">;
+  /**
+   * A qcow2 overlay's base, for an overlay given by name: a Volume's `backing` output (a
+   * Volume given as `volume` brings it). Without one, a qcow2 volume given by name must
+   * stand alone: an overlay given by name alone is refused, since its base is never read
+   * from the file.
+   */
+  backing?: pulumi.Input<{ path: pulumi.Input<string>; format: pulumi.Input<"qcow2" | "raw"> }>;
   /** Its place in the boot order, 1 first (default: the first disk boots). */
   bootOrder?: pulumi.Input<number>;
   /** qemu's cache mode (libvirt's default when absent). */
@@ -124,8 +134,9 @@ export class Domain extends pulumi.dynamic.Resource {
   }
 }
 
-/** A disk as stored: a Volume or Image given as `volume` becomes its name, pool and format. */
+/** A disk as stored: a Volume or Image given as `volume` becomes its name, pool, format and base, as recorded. */
 function diskInput(d: DiskArgs) {
   const made = d.volume instanceof Volume || d.volume instanceof Image ? d.volume : undefined;
-  return { ...d, volume: made ? made.name : d.volume as pulumi.Input<string>, pool: d.pool ?? made?.pool, format: d.format ?? made?.format };
+  const backing = d.volume instanceof Volume ? { backing: d.volume.diskBacking } : {};
+  return { ...d, ...backing, volume: made ? made.name : d.volume as pulumi.Input<string>, pool: d.pool ?? made?.pool, format: d.format ?? made?.format };
 }

@@ -13,20 +13,37 @@ export interface VolumeArgs extends StorageArgs {
   /** "20GiB", "512MiB" or bytes; defaults to the image's size. Growing resizes in place. */
   capacity?: pulumi.Input<string | number>;
   format?: pulumi.Input<"qcow2" | "raw">;
+  /**
+   * The format of the volume `baseImage` or `cloneOf` names, required when it is given by
+   * name (an Image or Volume brings its recorded format). pulumi-kvm never takes a format
+   * from the file's header: a guest can write any header into its disk.
+   */
+  sourceFormat?: pulumi.Input<"qcow2" | "raw">;
 }
+
+export type Backing = { path: string; format: "qcow2" | "raw" };
 
 /** A disk: blank, a copy-on-write overlay of an Image, or a full copy of another volume. */
 export class Volume extends StorageResource {
   public readonly baseImage!: pulumi.Output<string | undefined>;
   public readonly cloneOf!: pulumi.Output<string | undefined>;
+  /** An overlay's base as it was made (its path and format). */
+  public readonly backing!: pulumi.Output<Backing | undefined>;
+  /** The base a Domain spells out for this disk: the Image's record, else this volume's own. */
+  public readonly diskBacking: pulumi.Output<Backing | undefined>;
 
   constructor(name: string, args: VolumeArgs, opts?: pulumi.CustomResourceOptions) {
-    const base = args.baseImage instanceof Image ? args.baseImage.name : args.baseImage;
+    const image = args.baseImage instanceof Image ? args.baseImage : undefined;
+    const source = image ?? (args.cloneOf instanceof StorageResource ? args.cloneOf : undefined);
+    const base = image ? image.name : args.baseImage as pulumi.Input<string> | undefined;
     const clone = args.cloneOf instanceof StorageResource ? args.cloneOf.name : args.cloneOf;
     super(providerShim, name, {
       ...args, host: hostInput(args.host), baseImage: base, cloneOf: clone, resourceName: name,
-      kvmKind: "Volume", path: undefined, key: undefined, capacityBytes: undefined,
+      sourceFormat: args.sourceFormat ?? source?.format,
+      kvmKind: "Volume", path: undefined, key: undefined, capacityBytes: undefined, backing: undefined,
       format: args.format, name: args.name,
     }, withLegacyAlias(opts), MODULE, "Volume");
+    // an Image's record serves volumes made before this output existed too
+    this.diskBacking = image ? pulumi.all([image.path, image.format]).apply(([path, format]) => ({ path, format })) : this.backing;
   }
 }

@@ -13,8 +13,14 @@ export interface DiskInput extends DiskOptions {
   pool?: string;
   device?: "disk" | "cdrom";
   bus?: DiskSpec["bus"];
-  /** The volume's format as its Volume or Image recorded it (the SDK passes it); never re-probed from the file. */
+  /**
+   * The volume's format as its Volume or Image recorded it (the SDK passes it), or as the
+   * program declares it for a volume given by name: never probed from the file, whose
+   * header a guest may have written. Required.
+   */
   format?: "qcow2" | "raw";
+  /** An overlay's base as its Volume recorded it (the SDK passes it); a disk given by name has none. */
+  backing?: { path: string; format: "qcow2" | "raw" };
 }
 
 export const DIRECT_MODES = ["bridge", "vepa", "private", "passthrough"] as const;
@@ -122,7 +128,14 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
       checkName(failures, `disks[${i}].pool`, out.pool);
       if (!isUnknown(out.device) && !["disk", "cdrom"].includes(out.device!)) bad(`disks[${i}].device`, `must be "disk" or "cdrom"`);
       if (!isUnknown(out.bus) && !["virtio", "sata", "scsi", "ide"].includes(out.bus!)) bad(`disks[${i}].bus`, `must be virtio, sata, scsi or ide`);
-      if (out.format !== undefined && !isUnknown(out.format) && !["qcow2", "raw"].includes(out.format)) bad(`disks[${i}].format`, `must be "qcow2" or "raw"`);
+      if (out.format === undefined) {
+        bad(`disks[${i}].format`, `is required for a disk given by name ("${String(disk.volume)}"): say "raw" or "qcow2" (what the volume was made as). libvirt's guess from the file's header is not used: a guest can write any header into its disk. A Volume or Image passed as volume brings its recorded format`);
+      } else if (!isUnknown(out.format) && !["qcow2", "raw"].includes(out.format)) bad(`disks[${i}].format`, `must be "qcow2" or "raw"`);
+      const base = out.backing;
+      if (base !== undefined && !isUnknown(base) && (typeof base?.path !== "string" || !base.path.startsWith("/") || !["qcow2", "raw"].includes(base.format))) {
+        bad(`disks[${i}].backing`, "must be { path: an absolute path on the host, format: \"qcow2\" or \"raw\" } (the SDK fills it from a Volume)");
+      }
+      if (base && out.format === "raw") bad(`disks[${i}].backing`, "a raw disk has no base: drop backing or say format \"qcow2\"");
       if (out.device === "cdrom" && out.bus === "virtio") bad(`disks[${i}].bus`, "a cdrom cannot sit on virtio: use sata or scsi");
       checkDiskOptions(out, `disks[${i}]`, bad);
       return out;

@@ -4,9 +4,12 @@
 import { KvmError } from "../errors";
 import { DomainRef, Libvirt } from "../libvirt/api";
 import { DiskSpec, DomainSpec, InterfaceSpec, ParsedDomain } from "../xml/domain";
+import { parseVolumeXml } from "../xml/volume";
 import { DomainInputs, DomainOutputs, InterfaceInput } from "./domain-inputs";
 import { InterfaceAddresses } from "./domain-ip";
-import { describeVolume, findPool, findVolume } from "./storage";
+import { findPool, findVolume } from "./storage";
+
+type ParsedDisk = ParsedDomain["disks"][number];
 
 const STATE_NAMES = ["nostate", "running", "blocked", "paused", "shutdown", "shutoff", "crashed", "pmsuspended"];
 
@@ -16,24 +19,38 @@ export function stateName(state: number): string {
 
 /**
  * The disks of `d` in libvirt's terms. A disk's format is what its Volume or Image
- * recorded, else what the current definition already says (`known`, by path), and only
- * for a disk seen for the first time what libvirt reads from the file: a guest can write
- * any header into a raw disk, and a re-probe would believe it.
+ * recorded or the program declared (check requires it), and an overlay's base what its
+ * Volume recorded, else what our current definition spells out for that file (`known`,
+ * older records). Nothing comes from libvirt's reading of the file: a guest can write
+ * any header into a raw disk, and libvirt re-probes it on every look.
  */
-export async function resolveDisks(lv: Libvirt, d: DomainInputs, host: string, known = new Map<string, string>()): Promise<DiskSpec[]> {
+export async function resolveDisks(lv: Libvirt, d: DomainInputs, host: string, known = new Map<string, ParsedDisk>()): Promise<DiskSpec[]> {
   return Promise.all(d.disks.map(async (disk, i) => {
+    const property = `disks[${i}]`;
     const pool = await findPool(lv, disk.pool ?? "default");
     const vol = pool && (await findVolume(lv, pool, disk.volume));
     if (!vol) {
-      throw new KvmError("not-found", `volume "${disk.volume}" is not in pool "${disk.pool}"`, { host, property: `disks[${i}].volume`, fix: "Create it (a Volume resource) or fix the name and pool" });
+      throw new KvmError("not-found", `volume "${disk.volume}" is not in pool "${disk.pool}"`, { host, property: `${property}.volume`, fix: "Create it (a Volume resource) or fix the name and pool" });
     }
-    const desc = await describeVolume(lv, vol);
-    const format = disk.format ?? known.get(desc.path) ?? desc.format ?? "raw";
-    // only a qcow2 overlay has a base; its header is qemu's, not the guest's
-    const backing = format === "qcow2" && desc.format === "qcow2" && desc.backingPath
-      ? { path: desc.backingPath, format: desc.backingFormat ?? "qcow2" } : undefined;
+    const path = await lv.volumePath(vol);
+    const before = known.get(path);
+    const format = disk.format ?? before?.format;
+    if (format !== "qcow2" && format !== "raw") {
+      throw new KvmError("permanent", `${property}.format is not known for volume "${disk.volume}"`, { host, property: `${property}.format`, fix: "Say \"raw\" or \"qcow2\", or pass the Volume resource" });
+    }
+    let backing = format === "qcow2" ? disk.backing ?? (before?.format === "qcow2" ? before.backing : undefined) : undefined;
+    if (format === "qcow2" && !backing) {
+      // only to refuse: an overlay opened without its base shows the guest holes where its data is
+      const { backingPath } = parseVolumeXml(await lv.volumeXml(vol));
+      if (backingPath) {
+        throw new KvmError("permanent", `volume "${disk.volume}" (${property}) is a qcow2 overlay, and a disk given by name is attached without a backing chain (pulumi-kvm never takes one from the file)`, {
+          host, property: `${property}.volume`, fix: "Pass the kvm.Volume itself (or adopt the volume as a kvm.Volume with baseImage), so its base is recorded",
+        });
+      }
+      backing = undefined;
+    }
     const { bootOrder, cache, discard, serial, readonly } = disk;
-    return { path: desc.path, format, device: disk.device ?? "disk", bus: disk.bus ?? "virtio", backing, bootOrder, cache, discard, serial, readonly };
+    return { path, format, device: disk.device ?? "disk", bus: disk.bus ?? "virtio", backing, bootOrder, cache, discard, serial, readonly };
   }));
 }
 

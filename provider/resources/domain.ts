@@ -25,9 +25,9 @@ export type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./d
 const REPLACE_KEYS = ["name", "type", "firmware", "machine", "cloudInit"] as const;
 const UPDATE_KEYS = ["vcpu", "memory", "disks", "networkInterfaces", "cpuMode", "kernel", "initrd", "cmdline", "qemuAgent", "graphics"] as const;
 
-/** The definition inputs that differ. A disk's format only confirms its volume's (older records lack it): not compared. */
+/** The definition inputs that differ. A disk's format and base only confirm its volume's (older records lack them): not compared. */
 function redefinedKeys(olds: DomainInputs, news: DomainInputs): (typeof UPDATE_KEYS)[number][] {
-  const compared = (k: string, v: unknown) => (k === "disks" && Array.isArray(v) ? v.map(({ format: _format, ...d }) => d) : v);
+  const compared = (k: string, v: unknown) => (k === "disks" && Array.isArray(v) ? v.map(({ format: _format, backing: _backing, ...d }) => d) : v);
   return UPDATE_KEYS.filter((k) => !deepEqual(compared(k, olds[k]), compared(k, news[k])));
 }
 const UNDEFINE_ALL = UndefineFlags.NVRAM | UndefineFlags.MANAGED_SAVE | UndefineFlags.SNAPSHOTS_METADATA | UndefineFlags.CHECKPOINTS_METADATA;
@@ -167,7 +167,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
             const diffs = differences({ type: current.type, firmware: current.firmware }, { type: d.type ?? "kvm", firmware: d.firmware ?? "bios" }, ["type", "firmware"]);
             if (diffs.length) throw refuseAdoption(host, `domain "${d.name}"`, diffs);
           }
-          const disks = await resolveDisks(lv, d, host);
+          const disks = await resolveDisks(lv, d, host, current && new Map(current.disks.map((x) => [x.path, x])));
           const made = d.cloudInit ? await createSeed(lv, d, host, making, signal) : undefined;
           seed = made && { pool: made.pool, name: made.name };
           let dom: DomainRef;
@@ -279,7 +279,7 @@ export const domainProvider = createDomainProvider(processContext);
 async function redefine(lv: Libvirt, dom: DomainRef, olds: DomainOutputs, news: DomainInputs, host: string): Promise<string> {
   const previousXml = await lv.domainXml(dom, DomainXmlFlags.INACTIVE /* the persistent config */);
   const current = parseDomainXml(previousXml);
-  const known = new Map(current.disks.filter((x) => x.format).map((x) => [x.path, x.format!]));
+  const known = new Map(current.disks.map((x) => [x.path, x]));
   const disks = await resolveDisks(lv, news, host, known);
   const seedPath = current.disks.find((x) => x.device === "cdrom" && olds.seedVolume && x.path.endsWith(`/${olds.seedVolume}`))?.path;
   const macs = keptMacs(current.interfaces, news.networkInterfaces ?? []);

@@ -3,7 +3,7 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import { explain, KvmError } from "../errors";
 import { uploadChunks } from "../image/chunks";
-import { readImageHeader, UnsupportedImageFormat } from "../image/header";
+import { HEAD_BYTES, parseImageHeader, readImageHeader, UnsupportedImageFormat } from "../image/header";
 import { displayUrl } from "../image/download";
 import { sha256File } from "../image/file-digest";
 import { downloadFailure, ImageSource, openImage, sourceFile, verifySha256 } from "../image/source";
@@ -112,12 +112,20 @@ async function adoptImage(ctx: ResourceContext, inputs: ImageInputs, host: strin
         });
       }
       const hash = crypto.createHash("sha256");
-      for await (const chunk of lv.downloadVolume(existing, { signal })) hash.update(chunk);
+      const head: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of lv.downloadVolume(existing, { signal })) {
+        hash.update(chunk);
+        if (size < HEAD_BYTES) head.push(chunk.subarray(0, HEAD_BYTES - size));
+        size += chunk.length;
+      }
       const onHost = hash.digest("hex");
       if (onHost !== expected) throw refuseAdoption(host, what, [{ property: "source", onHost: `sha256 ${onHost}`, inProgram: `sha256 ${expected}` }]);
+      // the format from the bytes just proven to be the source's, never libvirt's probe
+      const { format } = parseImageHeader(Buffer.concat(head), size);
       const d = await describeVolume(lv, existing);
       const source = inputs.source.path ? { ...inputs.source, sha256: expected } : inputs.source;
-      const outs = imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? existing.key }, d.format === "raw" ? "raw" : "qcow2", expected);
+      const outs = imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? existing.key }, format, expected);
       return { id: outs.key, outs };
     }, { signal });
   } catch (err) {

@@ -93,7 +93,7 @@ export async function readVolume<P extends StoredVolume>(pool: HostAccess, id: s
       if (!vol) return { id: "", props };
       const d = await describeVolume(lv, vol);
       // the format stays as recorded at create: libvirt re-probes the file, whose header a guest may have written
-      return { id, props: { ...props, path: d.path, key: d.key ?? vol.key, capacityBytes: d.capacityBytes, format: props.format ?? d.format } };
+      return { id, props: { ...props, path: d.path, key: d.key ?? vol.key, capacityBytes: d.capacityBytes, format: props.format } };
     });
   } catch (err) {
     throw explainRecorded(err, hostLabel(props.host), `reading ${what} ${props.pool}/${props.name}`);

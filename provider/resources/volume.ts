@@ -24,6 +24,12 @@ export interface VolumeInputs {
   baseImage?: string;
   /** Name of a volume in the same pool whose content is copied (a full, independent copy). */
   cloneOf?: string;
+  /**
+   * The format of the volume baseImage or cloneOf names: recorded by that Image or Volume
+   * (the SDK passes it), or declared by the program for a volume given by name. Never
+   * probed from the file. Required with either.
+   */
+  sourceFormat?: VolumeFormat;
   adopt?: boolean;
   /** Bytes; given as "20GiB" or a number of bytes (normalised to bytes by check). */
   capacity?: number | string;
@@ -36,11 +42,13 @@ export interface VolumeOutputs extends VolumeInputs {
   key: string;
   format: VolumeFormat;
   capacityBytes: number;
+  /** An overlay's base as it was made: the chain a Domain spells out for this disk. */
+  backing?: { path: string; format: VolumeFormat };
 }
 
 /** The outputs of a created volume: its inputs as checked and what libvirt made of them. */
-export function volumeOutputs(inputs: VolumeInputs, made: { path: string; key: string; capacityBytes: number }, format: VolumeFormat): VolumeOutputs {
-  return { ...inputs, kvmKind: "Volume", path: made.path, key: made.key, format, capacityBytes: made.capacityBytes };
+export function volumeOutputs(inputs: VolumeInputs, made: { path: string; key: string; capacityBytes: number }, format: VolumeFormat, backing?: VolumeOutputs["backing"]): VolumeOutputs {
+  return { ...inputs, kvmKind: "Volume", path: made.path, key: made.key, format, capacityBytes: made.capacityBytes, ...(backing ? { backing } : {}) };
 }
 
 interface Source {
@@ -52,16 +60,31 @@ interface Source {
   allocationBytes: number;
 }
 
-/** The volume an overlay (baseImage) or a copy (cloneOf) is made from, in the same pool. */
+/**
+ * The volume an overlay (baseImage) or a copy (cloneOf) is made from, in the same pool,
+ * with the format recorded or declared for it. A copy is made by libvirt, which reads its
+ * source as libvirt's own probe of the file says: it goes ahead only when that reading is
+ * the declared format, since a raw volume whose guest wrote a qcow2 header naming a host
+ * file would be read as that header says.
+ */
 async function sourceOf(lv: Libvirt, pool: PoolRef, inputs: VolumeInputs, host: string): Promise<Source | undefined> {
   const property = inputs.baseImage ? "baseImage" : inputs.cloneOf ? "cloneOf" : undefined;
   if (!property) return undefined;
   const name = inputs[property]!;
+  const format = inputs.sourceFormat!;
   const ref = await findVolume(lv, pool, name);
   if (!ref) throw new KvmError("not-found", `${property} "${name}" is not a volume in pool "${inputs.pool}"`, { host, property, fix: "Pass an Image or Volume of the same host and pool, or an existing volume's name" });
   const [d, info] = await Promise.all([describeVolume(lv, ref), lv.volumeInfo(ref)]);
-  return { ref, what: property === "baseImage" ? "image" : "source volume", path: d.path, format: d.format === "raw" ? "raw" : "qcow2", capacityBytes: d.capacityBytes, allocationBytes: Number(info.allocation) };
+  if (property === "cloneOf" && (d.format !== format || (format === "raw" && d.backingPath))) {
+    throw new KvmError("permanent", `cloneOf "${name}" is ${format}, but its content carries a ${d.format ?? "unknown"} header${d.backingPath ? ` naming the file ${d.backingPath}` : ""}; libvirt would copy it as that header says, so nothing was copied`, {
+      host, property: "cloneOf", fix: "A guest may have written that header into its disk: copy the volume another way (e.g. qemu-img convert -f raw on the host), or fix sourceFormat if the volume really is a qcow2",
+    });
+  }
+  return { ref, what: property === "baseImage" ? "image" : "source volume", path: d.path, format, capacityBytes: d.capacityBytes, allocationBytes: Number(info.allocation) };
 }
+
+/** An overlay's base: the base volume's path (from its name) and its recorded format. */
+const backingOf = (inputs: VolumeInputs, source: Source | undefined) => (inputs.baseImage && source ? { path: source.path, format: source.format } : undefined);
 
 /** How often a copy's progress is looked at, and logged. */
 const COPY_POLL_MS = 1000;
@@ -110,6 +133,14 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
       if (news.baseImage !== undefined) checkName(failures, "baseImage", news.baseImage);
       if (news.cloneOf !== undefined) checkName(failures, "cloneOf", news.cloneOf);
       if (news.cloneOf !== undefined && news.baseImage !== undefined) failures.push({ property: "cloneOf", reason: "give cloneOf (a full copy) or baseImage (a copy-on-write overlay), not both" });
+      const source = news.baseImage !== undefined ? "baseImage" : news.cloneOf !== undefined ? "cloneOf" : undefined;
+      if (source && news.sourceFormat === undefined) {
+        failures.push({ property: "sourceFormat", reason: `sourceFormat is required when ${source} is given by name ("${String(news[source])}"): say "raw" or "qcow2" (what that volume was made as). libvirt's guess from the file's header is not used: a guest can write any header into its disk. An Image or Volume passed as ${source} brings its recorded format` });
+      } else if (news.sourceFormat !== undefined && !isUnknown(news.sourceFormat) && !["qcow2", "raw"].includes(news.sourceFormat)) {
+        failures.push({ property: "sourceFormat", reason: `sourceFormat must be "qcow2" or "raw", got ${JSON.stringify(news.sourceFormat)}` });
+      } else if (!source && news.sourceFormat !== undefined) {
+        failures.push({ property: "sourceFormat", reason: "sourceFormat is the format of baseImage or cloneOf: give one of them, or drop sourceFormat" });
+      }
       if (news.capacity !== undefined && !isUnknown(news.capacity)) {
         const s = parseSize(news.capacity);
         if ("error" in s) failures.push({ property: "capacity", reason: `capacity: ${s.error}` });
@@ -167,15 +198,14 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
           let vol: VolumeRef;
           if (existing) vol = await adoptVolume(lv, existing, inputs, format, capacity, source, host);
           else {
-            const backing = inputs.baseImage ? { path: source!.path, format: source!.format } : undefined;
-            const xml = volumeXml({ name: inputs.name, capacityBytes: capacity!, format, backing });
+            const xml = volumeXml({ name: inputs.name, capacityBytes: capacity!, format, backing: backingOf(inputs, source) });
             const make = source?.ref && inputs.cloneOf
               ? () => copyWithProgress(lv, pool, xml, source.ref, host, `${inputs.pool}/${inputs.cloneOf} → ${inputs.name}`)
               : () => lv.createVolume(pool, xml);
             vol = await making.make({ kind: "volume", pool: inputs.pool, name: inputs.name }, make, (v) => v.key);
           }
           const d = await describeVolume(lv, vol);
-          const outs = volumeOutputs(inputs, { ...d, key: d.key ?? vol.key }, format);
+          const outs = volumeOutputs(inputs, { ...d, key: d.key ?? vol.key }, format, backingOf(inputs, source));
           return { id: outs.key, outs };
         }, { mutating: true, signal });
         await making.kept();

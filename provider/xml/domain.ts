@@ -1,7 +1,7 @@
 // Domain XML built from typed inputs with xmlbuilder2, and parsed back for read.
 import { create } from "xmlbuilder2";
 import { XMLBuilder } from "xmlbuilder2/lib/interfaces";
-import { at, children, node, parseXml } from "./dom";
+import { at, children, El, node, parseXml } from "./dom";
 
 /** Namespace of the ownership marker in <metadata>. */
 export const OWNER_NS = "https://github.com/pulumi-kvm/pulumi-kvm/xmlns/domain/1";
@@ -149,7 +149,8 @@ export interface ParsedDomain {
   type: string;
   vcpu: number;
   memoryMiB: number;
-  disks: { path: string; device: string; target: string; bus: string; format?: string }[];
+  /** `backing`: the first link of the chain this definition spells out (written by us, not probed). */
+  disks: { path: string; device: string; target: string; bus: string; format?: string; backing?: { path: string; format: string } }[];
   interfaces: { mac: string; network?: string; bridge?: string; direct?: string; model?: string }[];
   kernel?: string;
   /** UEFI when the OS asks for EFI firmware or names a loader (a pflash one, as virt-install writes). */
@@ -157,6 +158,12 @@ export interface ParsedDomain {
 }
 
 const KIB_PER: Record<string, number> = { KiB: 1, k: 1, MiB: 1024, M: 1024, GiB: 1024 * 1024, G: 1024 * 1024, b: 1 / 1024, bytes: 1 / 1024 };
+
+function backingOf(disk: El): { path: string; format: string } | undefined {
+  const path = at(disk, "backingStore/source@file");
+  const format = at(disk, "backingStore/format@type");
+  return path && format ? { path, format } : undefined;
+}
 
 export function parseDomainXml(xml: string): ParsedDomain {
   const root = parseXml(xml);
@@ -170,7 +177,7 @@ export function parseDomainXml(xml: string): ParsedDomain {
     memoryMiB: Math.round(memKiB / 1024),
     disks: children(devices, "disk").map((d) => ({
       path: at(d, "source@file") ?? "", device: d.getAttribute("device") ?? "disk", target: at(d, "target@dev") ?? "",
-      bus: at(d, "target@bus") ?? "", format: at(d, "driver@type"),
+      bus: at(d, "target@bus") ?? "", format: at(d, "driver@type"), backing: backingOf(d),
     })),
     interfaces: children(devices, "interface").map((i) => ({
       mac: at(i, "mac@address") ?? "", network: at(i, "source@network"), bridge: at(i, "source@bridge"),

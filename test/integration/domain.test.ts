@@ -12,6 +12,7 @@ import { checked } from "../support/checked";
 import { labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
 import { domainNames, leases, virsh, volumeNames } from "../support/virsh";
+import { diskOf } from "../support/disks";
 
 
 describe("Domain", function () {
@@ -23,7 +24,7 @@ describe("Domain", function () {
   let volumesBefore: string[];
 
   const disk = async (name: string): Promise<VolumeOutputs> => {
-    const { outs } = await volumeProvider.create(await checked(volumeProvider, { host: labHost(labEnv()), name, baseImage: image.name } as VolumeInputs));
+    const { outs } = await volumeProvider.create(await checked(volumeProvider, { host: labHost(labEnv()), name, baseImage: image.name, sourceFormat: image.format } as VolumeInputs));
     volumes.push(outs);
     return outs;
   };
@@ -52,7 +53,7 @@ describe("Domain", function () {
     const lab = labEnv();
     const hostname = `${tag}-web`;
     const vol = await disk(`${tag}-web.qcow2`);
-    web = await domain({ name: `${tag}-web`, disks: [{ volume: vol.name }], networkInterfaces: [{ network: lab.network }],
+    web = await domain({ name: `${tag}-web`, disks: [diskOf(vol)], networkInterfaces: [{ network: lab.network }],
       cloudInit: { hostname, userData: "#cloud-config\n" }, waitForIp: { timeout: "120s", source: "lease" } });
     assert.match(web.ipAddress ?? "", /^192\.168\.150\.\d+$/);
     assert.strictEqual(web.state, "running");
@@ -129,8 +130,8 @@ describe("Domain", function () {
     const data = (await volumeProvider.create(await checked(volumeProvider, { host: labHost(lab), name: `${tag}-opts-data.qcow2`, capacity: "16MiB" } as VolumeInputs))).outs;
     volumes.push(data);
     const vm = await domain({ name: `${tag}-opts`, running: false, disks: [
-      { volume: os.name, bootOrder: 2, cache: "none", discard: "unmap", serial: "os-1" },
-      { volume: data.name, bootOrder: 1, readonly: true, serial: "data-1" },
+      { ...diskOf(os), bootOrder: 2, cache: "none", discard: "unmap", serial: "os-1" },
+      { ...diskOf(data), bootOrder: 1, readonly: true, serial: "data-1" },
     ] });
     const disks = () => [...virsh(["dumpxml", "--inactive", vm.name]).matchAll(/<disk [\s\S]*?<\/disk>/g)].map((m) => m[0]);
     const [first, second] = disks();
@@ -139,7 +140,7 @@ describe("Domain", function () {
     assert.match(first, /<boot order='2'\/>/);
     assert.doesNotMatch(first, /<readonly\/>/);
     assert.match(second, /<readonly\/>[\s\S]*<serial>data-1<\/serial>[\s\S]*<boot order='1'\/>/);
-    const news = await checked(domainProvider, { ...vm, disks: [{ volume: os.name, cache: "writeback" }, { volume: data.name }] }, vm);
+    const news = await checked(domainProvider, { ...vm, disks: [{ ...diskOf(os), cache: "writeback" }, diskOf(data)] }, vm);
     assert.deepStrictEqual(await domainProvider.diff(vm.uuid, vm, news), { changes: true, replaces: [], deleteBeforeReplace: false });
     const { outs } = await domainProvider.update(vm.uuid, vm, news);
     domains[domains.indexOf(vm)] = outs;
@@ -177,7 +178,7 @@ describe("Domain", function () {
   it("boots a kernel directly", async () => {
     const lab = labEnv();
     const vol = await disk(`${tag}-direct.qcow2`);
-    const d = await domain({ name: `${tag}-direct`, disks: [{ volume: vol.name }], kernel: lab.kernel, initrd: lab.initrd, cmdline: "console=ttyS0",
+    const d = await domain({ name: `${tag}-direct`, disks: [diskOf(vol)], kernel: lab.kernel, initrd: lab.initrd, cmdline: "console=ttyS0",
       networkInterfaces: [{ network: lab.network }], cloudInit: { hostname: `${tag}-direct` }, waitForIp: { timeout: "120s" } });
     assert.match(d.ipAddress ?? "", /^192\.168\.150\.\d+$/);
     assert.match(virsh(["dumpxml", d.name]), new RegExp(`<kernel>${lab.kernel}</kernel>`));
@@ -187,7 +188,7 @@ describe("Domain", function () {
     const lab = labEnv();
     const vol = await disk(`${tag}-nodhcp.qcow2`);
     const inputs = await checked(domainProvider, { host: labHost(lab), type: "qemu", memory: "256MiB", shutdownTimeout: "20s", name: `${tag}-nodhcp`,
-      disks: [{ volume: vol.name }], networkInterfaces: [{ network: lab.networkNoDhcp }], waitForIp: { timeout: "15s", source: "lease" } } as DomainInputs);
+      disks: [diskOf(vol)], networkInterfaces: [{ network: lab.networkNoDhcp }], waitForIp: { timeout: "15s", source: "lease" } } as DomainInputs);
     let err: any;
     try { await domainProvider.create(inputs); } catch (e) { err = e; }
     assert.ok(err, "create must fail");
@@ -214,7 +215,7 @@ describe("Domain", function () {
     const lab = labEnv();
     const inputs = await checked(imageProvider, { host: labHost(lab), name: `${tag}-direct-img.qcow2`, source: { path: lab.image } } as ImageInputs);
     const img = (await imageProvider.create(inputs)).outs;
-    const vm = await domain({ name: `${tag}-on-image`, disks: [{ volume: img.name }], running: false });
+    const vm = await domain({ name: `${tag}-on-image`, disks: [diskOf(img)], running: false });
     try {
       await assert.rejects(imageProvider.delete(img.key, img), new RegExp(`image default/${img.name} is a disk of domain ${vm.name}`));
       assert.ok(volumeNames(lab).includes(img.name));
@@ -265,7 +266,7 @@ describe("Domain", function () {
     process.env.TMPDIR = "/nonexistent/tmp";
     let vm: DomainOutputs;
     try {
-      vm = await domain({ name: `${tag}-mem`, disks: [{ volume: vol.name }], cloudInit: { hostname: `${tag}-mem`, userData: "#cloud-config\n" }, running: false });
+      vm = await domain({ name: `${tag}-mem`, disks: [diskOf(vol)], cloudInit: { hostname: `${tag}-mem`, userData: "#cloud-config\n" }, running: false });
     } finally {
       if (saved === undefined) delete process.env.TMPDIR; else process.env.TMPDIR = saved;
     }

@@ -13,6 +13,7 @@ import { checked } from "../support/checked";
 import { labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
 import { domainNames, leases, networkNames, poolNames, virsh } from "../support/virsh";
+import { diskOf } from "../support/disks";
 
 const MiB = 1024 * 1024;
 
@@ -97,7 +98,7 @@ describe("StoragePool and Network", function () {
       setLogSink((l) => lines.push(l));
       let copy: VolumeOutputs;
       try {
-        copy = await makeVolume({ pool: pool.name, name: `${tag}-copy`, cloneOf: big.name });
+        copy = await makeVolume({ pool: pool.name, name: `${tag}-copy`, cloneOf: big.name, sourceFormat: big.format });
       } finally {
         setLogSink(undefined);
       }
@@ -176,8 +177,8 @@ describe("StoragePool and Network", function () {
       const lab = labEnv();
       const { outs: image } = await imageProvider.create(await checked(imageProvider, { host: host(), name: `${tag}-base`, source: { path: lab.image } } as ImageInputs));
       cleanup.push(() => imageProvider.delete(image.key, image));
-      const overlay = await makeVolume({ name: `${tag}-boot.qcow2`, baseImage: image.name });
-      const vm = await makeDomain({ name: `${tag}-vm`, disks: [{ volume: overlay.name }], networkInterfaces: [{ network: net.name }] });
+      const overlay = await makeVolume({ name: `${tag}-boot.qcow2`, baseImage: image.name, sourceFormat: image.format });
+      const vm = await makeDomain({ name: `${tag}-vm`, disks: [diskOf(overlay)], networkInterfaces: [{ network: net.name }] });
       let err: Error | undefined;
       try { await networkProvider.delete(net.uuid, net); } catch (e) { err = e as Error; }
       assert.match(err?.message ?? "", new RegExp(`network "${net.name}" is used by running domain ${vm.name}`));
@@ -230,8 +231,8 @@ describe("StoragePool and Network", function () {
 
     it("boots a VM on a direct NIC that reaches the LAN of its host device (macvtap)", async () => {
       const lab = labEnv();
-      const overlay = await makeVolume({ name: `${tag}-direct.qcow2`, baseImage: image.name });
-      const vm = await makeDomain({ name: `${tag}-direct`, disks: [{ volume: overlay.name }], networkInterfaces: [{ direct: { dev: lab.directDev } }] });
+      const overlay = await makeVolume({ name: `${tag}-direct.qcow2`, baseImage: image.name, sourceFormat: image.format });
+      const vm = await makeDomain({ name: `${tag}-direct`, disks: [diskOf(overlay)], networkInterfaces: [{ direct: { dev: lab.directDev } }] });
       assert.strictEqual(vm.interfaces[0].network, `direct:${lab.directDev}`);
       assert.match(virsh(["dumpxml", vm.name]), new RegExp(`<interface type='direct'>[\\s\\S]*<source dev='${lab.directDev}' mode='bridge'/>`));
       // the LAN's DHCP server (the lab network's dnsmasq, behind the veth) leased the guest an address
@@ -242,9 +243,9 @@ describe("StoragePool and Network", function () {
 
     it("boots a VM on a bridge NIC, and waits for its address from the host's ARP table (source \"arp\") as libvirt reads it, or says why libvirt cannot", async () => {
       const lab = labEnv();
-      const overlay = await makeVolume({ name: `${tag}-bridge.qcow2`, baseImage: image.name });
+      const overlay = await makeVolume({ name: `${tag}-bridge.qcow2`, baseImage: image.name, sourceFormat: image.format });
       const inputs = await checked(domainProvider, { host: host(), name: `${tag}-bridge`, type: "qemu", memory: "128MiB", shutdownTimeout: "10s",
-        disks: [{ volume: overlay.name }], networkInterfaces: [{ bridge: lab.bridge }], waitForIp: { timeout: "90s", source: "arp" } } as DomainInputs);
+        disks: [diskOf(overlay)], networkInterfaces: [{ bridge: lab.bridge }], waitForIp: { timeout: "90s", source: "arp" } } as DomainInputs);
       let vm: DomainOutputs | undefined;
       let err: (Error & { properties?: DomainOutputs }) | undefined;
       try { vm = (await domainProvider.create(inputs)).outs; } catch (e) { err = e as Error & { properties?: DomainOutputs }; }

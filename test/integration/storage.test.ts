@@ -118,7 +118,7 @@ describe("Image and Volume", function () {
   it("creates an overlay over an image, grows it in place and reports a shrink as a replacement", async () => {
     const lab = labEnv();
     const img = made.find((m) => m.kind === "image")!.outs as ImageOutputs;
-    const inputs = await checked(volumeProvider, { host: labHost(lab), name: `${tag}-disk.qcow2`, baseImage: img.name } as VolumeInputs);
+    const inputs = await checked(volumeProvider, { host: labHost(lab), name: `${tag}-disk.qcow2`, baseImage: img.name, sourceFormat: img.format } as VolumeInputs);
     const { outs } = await volumeProvider.create(inputs);
     made.push({ kind: "volume", outs });
     assert.strictEqual(outs.capacityBytes, img.capacityBytes, "capacity defaults to the image's");

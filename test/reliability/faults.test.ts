@@ -24,6 +24,7 @@ import { killSshd, restartLibvirtd } from "../support/lab-faults";
 import { knownHostsFor } from "../support/sshd";
 import { TcpProxy } from "../support/tcp-proxy";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
+import { diskOf } from "../support/disks";
 
 const MiB = 1024 * 1024;
 
@@ -63,7 +64,7 @@ describe("faults", function () {
     const lab = labEnv();
     const img = (await imageProvider.create(await checked(imageProvider, { host, name: `${tag}-img`, source: { path: lab.image } } as ImageInputs))).outs;
     known.volumes.add(img.name);
-    const disk = (await volumeProvider.create(await checked(volumeProvider, { host, name: `${tag}-disk`, baseImage: img.name } as VolumeInputs))).outs;
+    const disk = (await volumeProvider.create(await checked(volumeProvider, { host, name: `${tag}-disk`, baseImage: img.name, sourceFormat: img.format } as VolumeInputs))).outs;
     known.volumes.add(disk.name);
     cleanup.push(async () => { await volumeProvider.delete(disk.key, disk); await imageProvider.delete(img.key, img); });
     return disk;
@@ -85,7 +86,7 @@ describe("faults", function () {
     // 4 MiB of user data make the seed upload the one big write of the create: cut in its middle
     const userData = `#cloud-config\n# ${crypto.randomBytes(3 * MiB).toString("base64")}\n`;
     const inputs = await checked(domainProvider, { host, name: `${tag}-vm`, type: "qemu", memory: "256MiB", shutdownTimeout: "10s",
-      disks: [{ volume: disk.name }], networkInterfaces: [{ network: lab.network }], cloudInit: { hostname: `${tag}-vm`, userData }, waitForIp: { timeout: "120s" } } as DomainInputs);
+      disks: [diskOf(disk)], networkInterfaces: [{ network: lab.network }], cloudInit: { hostname: `${tag}-vm`, userData }, waitForIp: { timeout: "120s" } } as DomainInputs);
     proxy.cutAfter(2 * MiB);
     const err = await domainProvider.create(inputs).then(() => undefined, (e: Error) => e);
     assert.ok(err, "the create was cut off");
@@ -130,7 +131,7 @@ describe("faults", function () {
     const tag = `fltrs${process.pid}`;
     const disk = await diskFor(host, known, tag);
     const inputs = await checked(domainProvider, { host, name: `${tag}-vm`, type: "qemu", memory: "256MiB", shutdownTimeout: "10s",
-      disks: [{ volume: disk.name }], networkInterfaces: [{ network: lab.network }], waitForIp: { timeout: "120s", source: "lease" } } as DomainInputs);
+      disks: [diskOf(disk)], networkInterfaces: [{ network: lab.network }], waitForIp: { timeout: "120s", source: "lease" } } as DomainInputs);
     const { creating } = await createUntilWaitingForIp(inputs);
     const accepted = proxy.accepted;
     proxy.reset();
@@ -151,7 +152,7 @@ describe("faults", function () {
     const tag = `fltip${process.pid}`;
     const disk = await diskFor(host, known, tag);
     const inputs = await checked(domainProvider, { host, name: `${tag}-vm`, type: "qemu", memory: "256MiB", shutdownTimeout: "10s",
-      disks: [{ volume: disk.name }], networkInterfaces: [{ network: lab.network }], waitForIp: { timeout: "120s", source: "lease" } } as DomainInputs);
+      disks: [diskOf(disk)], networkInterfaces: [{ network: lab.network }], waitForIp: { timeout: "120s", source: "lease" } } as DomainInputs);
     const { creating } = await createUntilWaitingForIp(inputs);
     proxy.reset();
     proxy.mode = "blackhole"; // the redial meets silence
@@ -180,7 +181,7 @@ describe("faults", function () {
     const vm = `${tag}-vm`;
     const disk = await diskFor(host, known, tag);
     const inputs = await checked(domainProvider, { host, name: vm, type: "qemu", memory: "128MiB", running: false,
-      disks: [{ volume: disk.name }], cloudInit: { hostname: vm } } as DomainInputs);
+      disks: [diskOf(disk)], cloudInit: { hostname: vm } } as DomainInputs);
     // the seed's path is the last call before the define: from then on no answer comes back
     process.env.PULUMI_KVM_LOG = "1";
     setLogSink((l) => { if (l.includes("rpc=virStorageVolGetPath") && l.includes(`${vm}-seed.iso`)) proxy.mode = "replies-lost"; });

@@ -115,7 +115,7 @@ describe("storage check", () => {
   });
 
   it("fills defaults and tolerates unknowns", async () => {
-    const r = await volumeProvider.check(undefined, { host: UNKNOWN as any, resourceName: "web-1-disk", baseImage: UNKNOWN } as any);
+    const r = await volumeProvider.check(undefined, { host: UNKNOWN as any, resourceName: "web-1-disk", baseImage: UNKNOWN, sourceFormat: UNKNOWN } as any);
     assert.deepStrictEqual(r.failures, []);
     assert.strictEqual(r.inputs.name, "web-1-disk");
     assert.strictEqual(r.inputs.pool, "default");

@@ -37,7 +37,7 @@ const vm = kind === "minimal"
       host, type: "qemu", memory: "128MiB", shutdownTimeout: "5s",
       ...(config.get("arrays") === "outputs"
         ? {
-          disks: pulumi.all([disk.name, disk.pool]).apply(([name, pool]) => [{ volume: name, pool, format: "qcow2" as const }]),
+          disks: pulumi.all([disk.name, disk.pool, disk.backing]).apply(([name, pool, backing]) => [{ volume: name, pool, format: "qcow2" as const, backing }]),
           networkInterfaces: pulumi.output([lab.KVM_LAB_NETWORK]).apply((nets) => nets.map((network) => ({ network }))),
         }
         : { disks: [{ volume: disk }], networkInterfaces: [{ network: lab.KVM_LAB_NETWORK, mac: config.get("mac") }] }),
