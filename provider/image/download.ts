@@ -1,5 +1,5 @@
 // Opens an image URL as a stream of buffers, for an upload that runs while it downloads:
-// failures (connect, server errors, stalls, a body that breaks) are retried with
+// failures (connect, server errors, stalls and crawls, a body that breaks) are retried with
 // backoff, a broken body by resuming where it broke (an HTTP Range request; a server
 // that cannot resume fails the stream); 4xx answers and redirects that can never work
 // (too many, https→http, to another scheme) are final. The body is read at the
@@ -20,6 +20,8 @@ export interface DownloadOptions {
   backoffMs?: number;
   /** A download that receives nothing for this long fails (and is retried). */
   stallMs?: number;
+  /** Bytes per second below which a download crawls: measured over each stall window of waiting, it fails (and is retried). */
+  minRate?: number;
   signal?: AbortSignal;
 }
 
@@ -41,6 +43,14 @@ export function stallTimeoutMs(): number {
   const s = Number(process.env.PULUMI_KVM_DOWNLOAD_STALL_TIMEOUT ?? 60);
   return Number.isFinite(s) && s > 0 ? s * 1000 : 60_000;
 }
+
+/** The crawl bound: PULUMI_KVM_DOWNLOAD_MIN_RATE bytes per second, default 32 KiB/s. */
+export function minRate(): number {
+  const r = Number(process.env.PULUMI_KVM_DOWNLOAD_MIN_RATE ?? 32 * 1024);
+  return Number.isFinite(r) && r >= 0 ? r : 32 * 1024;
+}
+
+const kib = (bytesPerSecond: number) => `${(bytesPerSecond / 1024).toFixed(1)} KiB/s`;
 
 /** Where a redirect leads, or why it must not be followed (final: a retry cannot help). */
 export function redirectTarget(from: string, location: string, redirects: number): string {
@@ -69,15 +79,22 @@ function bounded<T>(p: Promise<T>, ms: number, onStall: () => Error): Promise<T>
   return Promise.race([p, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(onStall()), ms); })]).finally(() => clearTimeout(timer));
 }
 
-/** The body of an answered request from byte `from`; stalls count only while this side waits for bytes. */
-async function* bodyOf(req: http.ClientRequest, res: http.IncomingMessage, url: string, length: number | undefined, from: number, stallMs: number): AsyncGenerator<Buffer> {
+/**
+ * The body of an answered request from byte `from`. Stalls and crawls count only while
+ * this side waits for bytes (the upload may be the slower one): no byte for `stallMs`, or
+ * fewer than `rate` bytes a second over `stallMs` of waiting, fails it.
+ */
+async function* bodyOf(req: http.ClientRequest, res: http.IncomingMessage, url: string, length: number | undefined, from: number, stallMs: number, rate: number): AsyncGenerator<Buffer> {
   let got = from;
+  let waited = 0;
+  let inWindow = 0;
   const failure = (why: string) => new DownloadError(`download of ${displayUrl(url)} ${length !== undefined ? `truncated: ${got} of ${length} bytes` : `broke after ${got} bytes`} (${why})`, false);
   const it = res[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   let done = false;
   try {
     for (;;) {
       let r: IteratorResult<Buffer>;
+      const asked = Date.now();
       try {
         r = await bounded(it.next(), stallMs, () => failure(`no data for ${stallMs / 1000} s (PULUMI_KVM_DOWNLOAD_STALL_TIMEOUT)`));
       } catch (err) {
@@ -85,6 +102,14 @@ async function* bodyOf(req: http.ClientRequest, res: http.IncomingMessage, url: 
       }
       if (r.done) break;
       got += r.value.length;
+      waited += Date.now() - asked;
+      inWindow += r.value.length;
+      if (waited >= stallMs) {
+        const seen = inWindow / (waited / 1000);
+        if (seen < rate) throw failure(`it crawled at ${kib(seen)} over ${(waited / 1000).toFixed(0)} s, below the bound of ${kib(rate)} (PULUMI_KVM_DOWNLOAD_MIN_RATE)`);
+        waited = 0;
+        inWindow = 0;
+      }
       yield r.value;
     }
     if (!res.complete) throw failure("connection closed");
@@ -103,7 +128,7 @@ function resumedLength(res: http.IncomingMessage, from: number): number | undefi
 }
 
 /** One request (from byte `from`: a Range request), following redirects; resolves when the answer's headers arrive. */
-function request(url: string, stallMs: number, signal: AbortSignal | undefined, from = 0, redirects = 0): Promise<OpenedDownload> {
+function request(url: string, stallMs: number, rate: number, signal: AbortSignal | undefined, from = 0, redirects = 0): Promise<OpenedDownload> {
   return new Promise((resolve, reject) => {
     let stalled: string | undefined;
     const get = url.startsWith("https:") ? https.get : http.get;
@@ -114,7 +139,7 @@ function request(url: string, stallMs: number, signal: AbortSignal | undefined, 
       if (status >= 300 && status < 400 && res.headers.location) {
         res.resume();
         try {
-          resolve(request(redirectTarget(url, res.headers.location, redirects), stallMs, signal, from, redirects + 1));
+          resolve(request(redirectTarget(url, res.headers.location, redirects), stallMs, rate, signal, from, redirects + 1));
         } catch (err) {
           reject(err);
         }
@@ -127,7 +152,7 @@ function request(url: string, stallMs: number, signal: AbortSignal | undefined, 
           reject(new CannotResume(`${displayUrl(url)} broke at byte ${from} and its server cannot resume there (HTTP ${status} to a Range request); the download starts over on the next run`));
           return;
         }
-        resolve({ url, length, body: bodyOf(req, res, url, length, from, stallMs) });
+        resolve({ url, length, body: bodyOf(req, res, url, length, from, stallMs, rate) });
         return;
       }
       if (status !== 200) {
@@ -136,7 +161,7 @@ function request(url: string, stallMs: number, signal: AbortSignal | undefined, 
         return;
       }
       const length = res.headers["content-length"] !== undefined ? Number(res.headers["content-length"]) : undefined;
-      resolve({ url, length, body: bodyOf(req, res, url, length, 0, stallMs) });
+      resolve({ url, length, body: bodyOf(req, res, url, length, 0, stallMs, rate) });
     });
     // no answer for stallMs while connecting: the server or the path hangs
     req.setTimeout(stallMs, () => {
@@ -171,13 +196,13 @@ async function withRetries<T>(what: string, opts: DownloadOptions, attempt: () =
 }
 
 /** The body across breaks: each break resumes from the byte it broke at, within the attempts. */
-async function* resumingBody(first: OpenedDownload, stallMs: number, opts: DownloadOptions): AsyncGenerator<Buffer> {
+async function* resumingBody(first: OpenedDownload, stallMs: number, rate: number, opts: DownloadOptions): AsyncGenerator<Buffer> {
   let got = 0;
   let body: AsyncGenerator<Buffer> | undefined = first.body;
   let breaks = 0;
   for (;;) {
     try {
-      body ??= (await request(first.url, stallMs, opts.signal, got)).body;
+      body ??= (await request(first.url, stallMs, rate, opts.signal, got)).body;
       for await (const b of body) {
         got += b.length;
         yield b;
@@ -195,6 +220,35 @@ async function* resumingBody(first: OpenedDownload, stallMs: number, opts: Downl
 /** Opens `url`, retrying what may pass on a later attempt; the body resumes where it breaks. */
 export async function openDownload(url: string, opts: DownloadOptions = {}): Promise<OpenedDownload> {
   const stallMs = opts.stallMs ?? stallTimeoutMs();
-  const first = await withRetries("download", opts, () => request(url, stallMs, opts.signal));
-  return { ...first, body: resumingBody(first, stallMs, opts) };
+  const rate = opts.minRate ?? minRate();
+  const first = await withRetries("download", opts, () => request(url, stallMs, rate, opts.signal));
+  return { ...first, body: resumingBody(first, stallMs, rate, opts) };
+}
+
+/**
+ * The length a URL announces (a HEAD request, redirects followed as a download follows
+ * them), for preview's free-space check; undefined when the server does not say or cannot
+ * be asked within `ms` (the download itself reports that).
+ */
+export function announcedLength(url: string, ms = 10_000, redirects = 0): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const request = url.startsWith("https:") ? https.request : http.request;
+    const req = request(url, { method: "HEAD", headers: { "user-agent": "pulumi-kvm" } }, (res) => {
+      res.resume();
+      const status = res.statusCode ?? 0;
+      if (status >= 300 && status < 400 && res.headers.location) {
+        try {
+          resolve(announcedLength(redirectTarget(url, res.headers.location, redirects), ms, redirects + 1));
+        } catch {
+          resolve(undefined);
+        }
+        return;
+      }
+      const length = Number(res.headers["content-length"]);
+      resolve(status === 200 && Number.isSafeInteger(length) && length >= 0 ? length : undefined);
+    });
+    req.setTimeout(ms, () => req.destroy());
+    req.on("error", () => resolve(undefined));
+    req.end();
+  });
 }

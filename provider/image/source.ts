@@ -1,16 +1,15 @@
-// An Image's bytes as the upload reads them: a local file (its sha256 computed on
-// another core meanwhile, unless check already knows it), or an http(s) URL downloaded
+// An Image's bytes as the upload reads them: a local file, or an http(s) URL downloaded
 // and hashed on another thread while it uploads (no copy on disk; the download runs at
-// the upload's pace). The header is read from the first bytes; the sha256 is verified
-// before the image counts as made.
+// the upload's pace). The header is read from the first bytes the upload sends, and the
+// sha256 is that of the bytes sent, verified before the image counts as made.
+import * as crypto from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 import { KvmError } from "../errors";
 import { fileData, Hole } from "./chunks";
 import { displayUrl, DownloadError } from "./download";
 import { downloadInThread } from "./download-thread";
-import { sha256File } from "./file-digest";
-import { HEAD_BYTES, ImageHeader, parseImageHeader, readImageHeader, UnsupportedImageFormat } from "./header";
+import { HEAD_BYTES, ImageHeader, parseImageHeader, UnsupportedImageFormat } from "./header";
 
 export interface ImageSource {
   url?: string;
@@ -33,31 +32,72 @@ export interface ImageStream {
   close(): Promise<void>;
 }
 
-/** A local image file; hashed in a worker while it uploads, unless check already did. */
-function fileImage(file: string): ImageStream {
+/**
+ * A local image file. Its header is read from the first bytes the upload sends and its
+ * sha256 computed on the very buffers it sends (holes as zeros): a file changed after
+ * check (or while it uploads) is judged by what reached the host, never by an earlier read.
+ */
+async function fileImage(file: string): Promise<ImageStream> {
   if (!fs.existsSync(file)) throw new KvmError("permanent", `${file} does not exist`, { property: "source.path", fix: "Give the path of a local image file" });
-  const header = readImageHeader(file);
-  const digest = sha256File(file);
-  digest.catch(() => undefined); // awaited after the upload
+  const fileSize = fs.statSync(file).size;
   // the upload copies each read into its frames before it asks for the next
-  return { header, body: fileData(file, { reuse: true }), sha256: () => digest, close: async () => undefined };
+  const { head, whole, stop } = await peekHead(fileData(file, { reuse: true }));
+  let header: ImageHeader;
+  try {
+    header = parseImageHeader(head, fileSize);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const hash = crypto.createHash("sha256");
+  let digest: string | undefined;
+  async function* hashed(): AsyncGenerator<Buffer | Hole> {
+    for await (const item of whole) {
+      if (Buffer.isBuffer(item)) hash.update(item);
+      else hashZeros(hash, item.hole);
+      yield item;
+    }
+    digest = hash.digest("hex");
+  }
+  return {
+    header, body: hashed(), close: stop,
+    sha256: async () => {
+      if (!digest) throw new Error("the image's sha256 is known only once all of it was sent");
+      return digest;
+    },
+  };
 }
 
-/** Reads the first HEAD_BYTES (or all, if shorter) of `body`; returns them and the whole body again. */
-async function peekHead(body: AsyncGenerator<Buffer>): Promise<{ head: Buffer; whole: AsyncGenerator<Buffer> }> {
-  const first: Buffer[] = [];
+const ZEROS = Buffer.alloc(1024 * 1024);
+function hashZeros(hash: crypto.Hash, n: number): void {
+  for (; n > 0; n -= ZEROS.length) hash.update(n >= ZEROS.length ? ZEROS : ZEROS.subarray(0, n));
+}
+
+/**
+ * Reads the first HEAD_BYTES (or all, if shorter) of `body`, holes as zeros; returns them
+ * and the whole body again, whose first items are copies of what was read (a reused
+ * buffer is not held).
+ */
+async function peekHead<T extends Buffer | Hole>(body: AsyncGenerator<T>): Promise<{ head: Buffer; whole: AsyncGenerator<T>; stop: () => Promise<void> }> {
+  const first: T[] = [];
+  const bytes: Buffer[] = [];
   let have = 0;
   while (have < HEAD_BYTES) {
     const r = await body.next();
     if (r.done) break;
-    first.push(r.value);
-    have += r.value.length;
+    const item = Buffer.isBuffer(r.value) ? (Buffer.from(r.value) as T) : r.value;
+    first.push(item);
+    const b = Buffer.isBuffer(item) ? item : Buffer.alloc(Math.min((item as Hole).hole, HEAD_BYTES - have));
+    bytes.push(b);
+    have += b.length;
   }
-  async function* whole(): AsyncGenerator<Buffer> {
+  async function* whole(): AsyncGenerator<T> {
     yield* first;
     yield* body;
   }
-  return { head: Buffer.concat(first, have).subarray(0, HEAD_BYTES), whole: whole() };
+  // ends the reading (closing the file) wherever the upload stopped, or before it began
+  const stop = async () => { await body.return(undefined as never); };
+  return { head: Buffer.concat(bytes).subarray(0, HEAD_BYTES), whole: whole(), stop };
 }
 
 /** An image URL downloaded (and hashed) on another thread while it uploads; the size comes from the qcow2 header or Content-Length. */
@@ -90,7 +130,7 @@ export function downloadFailure(err: unknown): unknown {
 export async function openImage(source: ImageSource, host: string): Promise<ImageStream> {
   if (!source.path && !source.url) throw new KvmError("permanent", "give source.path or source.url", { property: "source" });
   try {
-    return source.path ? fileImage(sourceFile(source.path)) : await urlImage(source.url!, host);
+    return source.path ? await fileImage(sourceFile(source.path)) : await urlImage(source.url!, host);
   } catch (err) {
     if (err instanceof UnsupportedImageFormat) throw new KvmError("permanent", err.message, { property: "source", host });
     throw downloadFailure(err);

@@ -2,6 +2,7 @@
 // connection object and names, the host check of `check`, and errors for Pulumi.
 import * as path from "path";
 import { explain, isLoginRefused, KvmError } from "../errors";
+import { warn } from "../log";
 import { hostPool } from "../pool/host-pool";
 import { ResourceContext } from "./context";
 import { HostConfig } from "../ssh/host";
@@ -146,3 +147,8 @@ export const MAC_RE = /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i;
 
 /** A Linux network interface name (a bridge, a NIC): at most 15 characters. */
 export const IFACE_RE = /^[A-Za-z0-9_.-]{1,15}$/;
+
+/** Says that an object of a recorded name is someone else's and was left alone. */
+export function leftAlone(host: string, what: string, action: string): void {
+  warn(`${host}: ${what} is not the one this stack made (its identity differs: removed and made again outside Pulumi?); ${action} left it alone`);
+}

@@ -6,6 +6,7 @@ import { parseDuration, parseSize } from "../units";
 import { DISK_CACHES, DISK_DISCARDS, DiskOptions, DiskSpec } from "../xml/domain";
 import { checkBoolean, checkHostInput, checkName, Failures, IFACE_RE, isUnknown, MAC_RE } from "./common";
 import { IpFamily, IpSource, WaitForIp } from "./domain-ip";
+import { VolumeIdentity } from "./volume-identity";
 
 export interface DiskInput extends DiskOptions {
   /** Volume name (a Volume's or Image's name). */
@@ -71,6 +72,8 @@ export interface DomainOutputs extends DomainInputs {
   /** The NoCloud seed volume and its pool, recorded at create (disks may move later). */
   seedVolume?: string;
   seedPool?: string;
+  /** What proves the seed volume is the one made (volume-identity.ts). */
+  seedIdentity?: VolumeIdentity;
 }
 
 /** Where a new domain's seed volume goes: the pool of its first disk. */

@@ -1,9 +1,12 @@
 // A Domain's cloud-init NoCloud seed: built as an ISO in memory, uploaded as a raw
 // volume next to the first disk, and removed with the domain.
+import * as crypto from "crypto";
 import { KvmError } from "../errors";
 import { buildSeed } from "../iso/seed";
 import { Libvirt } from "../libvirt/api";
-import { volumeXml } from "../xml/volume";
+import { parseVolumeXml, volumeXml } from "../xml/volume";
+import { leftAlone } from "./common";
+import { identify, VolumeIdentity } from "./volume-identity";
 import { DomainInputs, seedPoolFor } from "./domain-inputs";
 import { Making } from "./rollback";
 import { findPool, findVolume } from "./storage";
@@ -11,6 +14,8 @@ import { findPool, findVolume } from "./storage";
 export interface SeedVolume {
   pool: string;
   name: string;
+  /** Its modification time once written (nothing writes it again: the guest sees a cdrom); absent in older records. */
+  identity?: VolumeIdentity;
 }
 
 export const seedVolumeName = (domain: string) => `${domain}-seed.iso`;
@@ -25,14 +30,22 @@ export async function createSeed(lv: Libvirt, d: DomainInputs, host: string, mak
   }
   // uploaded from memory: the user-data never touches this machine's disk
   const xml = volumeXml({ name, capacityBytes: s.iso.length, format: "raw" });
-  const vol = await making.make({ kind: "volume", pool: pool.name, name }, () => lv.createVolume(pool, xml), (v) => v.key);
+  // its identity before it exists: the sha256 of the bytes it will hold
+  const id = `sha256:${crypto.createHash("sha256").update(s.iso).digest("hex")}`;
+  const vol = await making.make({ kind: "volume", pool: pool.name, name, id }, () => lv.createVolume(pool, xml), (v) => v.key);
   await lv.uploadVolume(vol, (async function* () { yield { data: s.iso }; })(), { signal });
-  return { pool: pool.name, name, path: await lv.volumePath(vol) };
+  const { mtime } = parseVolumeXml(await lv.volumeXml(vol));
+  return { pool: pool.name, name, path: await lv.volumePath(vol), ...(mtime ? { identity: { mtime } } : {}) };
 }
 
-/** Removes a seed volume; gone already is fine. */
-export async function deleteSeed(lv: Libvirt, seed: SeedVolume): Promise<void> {
+/** Removes a seed volume when it is the one recorded; gone already is fine, another one of its name is left alone. */
+export async function deleteSeed(lv: Libvirt, seed: SeedVolume, host: string): Promise<void> {
   const pool = await findPool(lv, seed.pool);
   const vol = pool && (await findVolume(lv, pool, seed.name));
-  if (vol) await lv.deleteVolume(vol);
+  if (!vol) return;
+  if (seed.identity?.mtime && (await identify(lv, vol, { identity: seed.identity, format: "raw", capacityBytes: 0 })) === "other") {
+    leftAlone(host, `seed volume ${seed.pool}/${seed.name}`, "delete");
+    return;
+  }
+  await lv.deleteVolume(vol);
 }

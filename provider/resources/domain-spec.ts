@@ -96,7 +96,7 @@ export interface Observed {
   addresses: InterfaceAddresses[];
 }
 
-type Recorded = Pick<DomainOutputs, "seedVolume" | "seedPool">;
+type Recorded = Pick<DomainOutputs, "seedVolume" | "seedPool" | "seedIdentity">;
 
 /** The outputs: the inputs as checked, overlaid with what libvirt reports now. */
 export function composeOutputs(d: DomainInputs, seen: Observed, recorded: Recorded): DomainOutputs {

@@ -3,12 +3,13 @@
 // an IP of this boot, and deletes that shut down gracefully and leave nothing behind.
 // Once a VM was started it is never rolled back: a later failure is reported as
 // "created but failed to initialize", so Pulumi tracks it and the next `up` continues.
+import * as crypto from "crypto";
 import { explain, KvmError } from "../errors";
 import { DomainRef, DomainXmlFlags, isLibvirtError, Libvirt, UndefineFlags, unlessMissing } from "../libvirt/api";
 import { domainXml, OWNER_NS, parseDomainXml } from "../xml/domain";
 import { alreadyExists, differences, refuseAdoption } from "./adopt";
 import { checkClaims, Claim, rememberStackNames } from "./collisions";
-import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, isUnknown, recorded, sameHost } from "./common";
+import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, isUnknown, leftAlone, recorded, sameHost } from "./common";
 import { checkInputs, DomainInputs, DomainOutputs, seedPoolFor, shutdownMs, waitSpec } from "./domain-inputs";
 import { ArpTableUnreadable, interfaceAddresses, leaseSnapshot, LeaseSnapshot, waitForAddress } from "./domain-ip";
 import { isActive, isActiveState, stopGracefully } from "./domain-power";
@@ -32,7 +33,10 @@ function redefinedKeys(olds: DomainInputs, news: DomainInputs): (typeof UPDATE_K
 }
 const UNDEFINE_ALL = UndefineFlags.NVRAM | UndefineFlags.MANAGED_SAVE | UndefineFlags.SNAPSHOTS_METADATA | UndefineFlags.CHECKPOINTS_METADATA;
 
-type Recorded = Pick<DomainOutputs, "seedVolume" | "seedPool">;
+type Recorded = Pick<DomainOutputs, "seedVolume" | "seedPool" | "seedIdentity">;
+
+/** What a create recorded of the seed, as the outputs carry it (no member that is undefined). */
+const recordedOf = (o: Recorded): Recorded => ({ seedVolume: o.seedVolume, seedPool: o.seedPool, ...(o.seedIdentity ? { seedIdentity: o.seedIdentity } : {}) });
 
 async function ownedDomain(lv: Libvirt, uuid: string, host: string, action: string): Promise<DomainRef | undefined> {
   const dom = await unlessMissing(lv.lookupDomainByUuid(Buffer.from(uuid.replace(/-/g, ""), "hex")), "NO_DOMAIN");
@@ -119,7 +123,7 @@ async function settle(pool: HostAccess, d: DomainInputs, dom: DomainRef, recorde
 function claimsOf(d: DomainInputs): Claim[] {
   const claims: Claim[] = [{
     property: "name", what: `domain "${d.name}"`, removal: `virsh destroy ${d.name}; virsh undefine ${d.name} --nvram`,
-    taken: async (lv) => !!(await findDomain(lv, d.name)) && !isJournalled(d.host, "domain", d.name),
+    taken: async (lv) => !!(await findDomain(lv, d.name)) && !(await isJournalled(lv, d.host, "domain", d.name)),
   }];
   if (d.cloudInit) claims.push(...volumeClaims({ host: d.host, pool: seedPoolFor(d), name: seedVolumeName(d.name) }, "seed volume").claims);
   return claims;
@@ -169,7 +173,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
           }
           const disks = await resolveDisks(lv, d, host, current && new Map(current.disks.map((x) => [x.path, x])));
           const made = d.cloudInit ? await createSeed(lv, d, host, making, signal) : undefined;
-          seed = made && { pool: made.pool, name: made.name };
+          seed = made && { pool: made.pool, name: made.name, identity: made.identity };
           let dom: DomainRef;
           if (current) {
             // adopted: the same domain (UUID, MACs of interfaces that stay) with the program's definition and our marker
@@ -177,8 +181,10 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
             dom = await lv.defineDomain(domainXml(specOf(d, disks, made?.path, owner, macs, current.uuid)));
             if (await isActive(lv, dom)) await stopGracefully(lv, dom, shutdownMs(d), host);
           } else {
-            const xml = domainXml(specOf(d, disks, made?.path, owner));
-            dom = await making.make({ kind: "domain", name: d.name }, () => lv.defineDomain(xml), (m) => m.uuid.toString("hex"));
+            // its UUID is chosen here, so the journal holds the identity before the domain exists
+            const uuid = crypto.randomUUID();
+            const xml = domainXml(specOf(d, disks, made?.path, owner, [], uuid));
+            dom = await making.make({ kind: "domain", name: d.name, id: uuid.replace(/-/g, "") }, () => lv.defineDomain(xml));
           }
           if (!!d.autostart !== (await lv.domainAutostart(dom))) await lv.setDomainAutostart(dom, !!d.autostart);
           // a lease this MAC had before (a pinned MAC reused) is not this boot's address
@@ -192,7 +198,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
         throw explain(err, host, `creating domain ${d.name}`);
       }
       try {
-        const outs = await settle(ctx.pool, d, started.dom, { seedVolume: seed?.name, seedPool: seed?.pool }, started.since, "creating", signal);
+        const outs = await settle(ctx.pool, d, started.dom, recordedOf({ seedVolume: seed?.name, seedPool: seed?.pool, seedIdentity: seed?.identity }), started.since, "creating", signal);
         await making.kept();
         return { id: outs.uuid, outs };
       } catch (err) {
@@ -214,7 +220,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
             if (isLibvirtError(err, "NO_DOMAIN")) return { id: "", props };
             throw err;
           }
-          return { id, props: await observe(lv, dom, props, { seedVolume: props.seedVolume, seedPool: props.seedPool }) };
+          return { id, props: await observe(lv, dom, props, recordedOf(props)) };
         });
       } catch (err) {
         throw explainRecorded(err, host, `reading domain ${props.name}`);
@@ -224,7 +230,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
     async update(id, olds, news) {
       // the newest credentials: a key rotated in this very update already applies
       const host = hostLabel(news.host);
-      const recorded: Recorded = { seedVolume: olds.seedVolume, seedPool: olds.seedPool };
+      const recorded = recordedOf(olds);
       let result: { dom: DomainRef; since?: LeaseSnapshot };
       try {
         result = await ctx.pool.run(news.host, async (lv) => {
@@ -259,9 +265,9 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
           if (dom) {
             await stopGracefully(lv, dom, shutdownMs(props), host);
             await lv.undefineDomain(dom, UNDEFINE_ALL);
-          }
+          } else if (await findDomain(lv, props.name)) leftAlone(host, `domain ${props.name}`, "delete");
           // the pool recorded at create; older records fall back to the first disk's
-          if (props.seedVolume) await deleteSeed(lv, { pool: props.seedPool ?? seedPoolFor(props), name: props.seedVolume });
+          if (props.seedVolume) await deleteSeed(lv, { pool: props.seedPool ?? seedPoolFor(props), name: props.seedVolume, identity: props.seedIdentity }, host);
         }, { mutating: true });
       } catch (err) {
         throw explainRecorded(err, host, `deleting domain ${props.name}`);

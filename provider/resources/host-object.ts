@@ -2,7 +2,8 @@
 // defined under the journal and undone on failure, or, when one of that name exists and
 // the resource adopts, taken over. Either way it is then brought to the asked state and
 // observed for the outputs.
-import { explain } from "../errors";
+import * as crypto from "crypto";
+import { explain, KvmError } from "../errors";
 import { Libvirt } from "../libvirt/api";
 import { HostConfig } from "../ssh/host";
 import { alreadyExists } from "./adopt";
@@ -20,8 +21,8 @@ export interface HostObject<R extends { uuid: Buffer }, O extends { uuid: string
   find(lv: Libvirt): Promise<R | undefined>;
   /** Checks an existing object against the inputs and applies what an update could. */
   adopt(lv: Libvirt, ref: R): Promise<void>;
-  /** Defines it (the one call the journal covers). */
-  define(lv: Libvirt): Promise<R>;
+  /** Defines it with the UUID chosen for it (the one call the journal covers). */
+  define(lv: Libvirt, uuid: string): Promise<R>;
   /** After the definition: what else makes it (a pool's directory). */
   build?(lv: Libvirt, ref: R): Promise<void>;
   /** Brings it to the asked state (running, autostart) and returns the outputs. */
@@ -42,7 +43,9 @@ export function createHostObject<R extends { uuid: Buffer }, O extends { uuid: s
           if (!inputs.adopt) throw alreadyExists(host, object.what, object.removal);
           await object.adopt(lv, ref);
         } else {
-          ref = await making.make({ kind: object.kind, name: inputs.name }, () => object.define(lv), (r) => r.uuid.toString("hex"));
+          // its UUID is chosen here, so the journal holds the identity before the object exists
+          const uuid = crypto.randomUUID();
+          ref = await making.make({ kind: object.kind, name: inputs.name, id: uuid.replace(/-/g, "") }, () => object.define(lv, uuid));
           await object.build?.(lv, ref);
         }
         const outs = await object.settle(lv, ref);
@@ -54,5 +57,22 @@ export function createHostObject<R extends { uuid: Buffer }, O extends { uuid: s
       await making.undo();
       throw explain(err, host, `creating ${object.what}`);
     }
+  });
+}
+
+/**
+ * The object of the recorded name when it has the recorded UUID (the resource's id);
+ * `other` when something else has the name now: it is not this resource's to touch.
+ */
+export async function findRecorded<R extends { uuid: Buffer }>(find: Promise<R | undefined>, uuid: string): Promise<{ ref?: R; other?: R }> {
+  const ref = await find;
+  if (!ref) return {};
+  return ref.uuid.toString("hex") === uuid.replace(/-/g, "").toLowerCase() ? { ref } : { other: ref };
+}
+
+/** The error of an update whose object is gone or someone else's now. */
+export function recordedGone(host: string, what: string): KvmError {
+  return new KvmError("not-found", `${what} is gone, or the object of that name is not the one this stack made (another UUID)`, {
+    host, fix: "Run pulumi refresh (the resource then leaves the stack), then pulumi up to make it again under a free name",
   });
 }

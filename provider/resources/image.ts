@@ -4,7 +4,7 @@ import * as fs from "fs";
 import { explain, KvmError } from "../errors";
 import { uploadChunks } from "../image/chunks";
 import { HEAD_BYTES, parseImageHeader, readImageHeader, UnsupportedImageFormat } from "../image/header";
-import { displayUrl } from "../image/download";
+import { announcedLength, displayUrl } from "../image/download";
 import { sha256File } from "../image/file-digest";
 import { downloadFailure, ImageSource, openImage, sourceFile, verifySha256 } from "../image/source";
 import { warn } from "../log";
@@ -19,6 +19,7 @@ import { DiffResult, ResourceProvider } from "./types";
 import { Making } from "./rollback";
 import { refuseAdoption } from "./adopt";
 import { interruptible } from "./interrupt";
+import { sealed, VolumeIdentity } from "./volume-identity";
 
 export interface ImageInputs {
   host: HostConfig;
@@ -37,6 +38,8 @@ export interface ImageOutputs extends ImageInputs {
   format: "qcow2" | "raw";
   capacityBytes: number;
   sha256: string;
+  /** Its modification time once uploaded: nothing writes a base image after that (volume-identity.ts). */
+  identity?: VolumeIdentity;
 }
 
 /**
@@ -91,8 +94,8 @@ function otherContent(olds: ImageOutputs, news: ImageInputs): boolean {
 }
 
 /** The outputs of an uploaded image: its inputs as checked, the volume, the header's format, the bytes' sha256. */
-export function imageOutputs(inputs: ImageInputs, made: { path: string; key: string; capacityBytes: number }, format: ImageOutputs["format"], sha256: string): ImageOutputs {
-  return { ...inputs, kvmKind: "Image", path: made.path, key: made.key, format, capacityBytes: made.capacityBytes, sha256 };
+export function imageOutputs(inputs: ImageInputs, made: { path: string; key: string; capacityBytes: number }, format: ImageOutputs["format"], sha256: string, identity: VolumeIdentity): ImageOutputs {
+  return { ...inputs, kvmKind: "Image", path: made.path, key: made.key, format, capacityBytes: made.capacityBytes, sha256, identity };
 }
 
 /**
@@ -125,7 +128,7 @@ async function adoptImage(ctx: ResourceContext, inputs: ImageInputs, host: strin
       const { format } = parseImageHeader(Buffer.concat(head), size);
       const d = await describeVolume(lv, existing);
       const source = inputs.source.path ? { ...inputs.source, sha256: expected } : inputs.source;
-      const outs = imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? existing.key }, format, expected);
+      const outs = imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? existing.key }, format, expected, sealed(d));
       return { id: outs.key, outs };
     }, { signal });
   } catch (err) {
@@ -155,10 +158,12 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
         }
       }
       const { availableBytes } = await checkHostHealth(ctx, failures, inputs.host, inputs.pool);
-      if (availableBytes !== undefined && file) {
-        const size = fs.statSync(file).size;
-        if (size > availableBytes) {
-          failures.push({ property: "pool", reason: `pool "${inputs.pool}" on ${hostLabel(inputs.host)} has ${availableBytes} bytes free, the image needs ${size}` });
+      if (availableBytes !== undefined && !failures.length) {
+        // a URL's announced length: what its bytes can take of the pool at most (the volume is sparse)
+        const url = inputs.source?.url && !isUnknown(inputs.source.url) ? inputs.source.url : undefined;
+        const size = file ? fs.statSync(file).size : url ? await announcedLength(url) : undefined;
+        if (size !== undefined && size > availableBytes) {
+          failures.push({ property: "pool", reason: `pool "${inputs.pool}" on ${hostLabel(inputs.host)} has ${availableBytes} bytes free, the image ${file ? "needs" : `at ${displayUrl(url!)} announces`} ${size}` });
         }
       }
       await checkVolumeName(ctx.pool, failures, inputs, olds);
@@ -201,7 +206,8 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
           }
           const vol = await ctx.pool.run(inputs.host, async (lv) => {
             const { pool } = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name);
-            const xml = volumeXml({ name: inputs.name, capacityBytes: header.format === "qcow2" ? header.virtualSize : header.fileSize, format: header.format });
+            // sparse: the size comes from bytes not verified yet (a mirror may claim terabytes); only what arrives is allocated
+            const xml = volumeXml({ name: inputs.name, capacityBytes: header.format === "qcow2" ? header.virtualSize : header.fileSize, format: header.format, allocationBytes: 0 });
             return making.make({ kind: "volume", pool: inputs.pool, name: inputs.name }, () => lv.createVolume(pool, xml), (v) => v.key);
           }, { mutating: true, signal });
           const made = await ctx.pool.run(inputs.host, async (lv) => {
@@ -215,7 +221,7 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
             const d = await describeVolume(lv, vol);
             // a file's digest is its identity in later diffs (check computes it then)
             const source = inputs.source.path ? { ...inputs.source, sha256 } : inputs.source;
-            const outs = imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? vol.key }, header.format, sha256);
+            const outs = imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? vol.key }, header.format, sha256, sealed(d));
             return { id: outs.key, outs };
           }, { mutating: true, signal });
           await making.kept();

@@ -8,11 +8,11 @@ import { dhcpHostXml, DhcpHost, networkXml, parseNetworkXml } from "../xml/netwo
 import { parseDomainXml } from "../xml/domain";
 import { differences, refuseAdoption } from "./adopt";
 import { checkClaims, Claims, rememberStackNames } from "./collisions";
-import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, recorded, sameHost } from "./common";
+import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, leftAlone, recorded, sameHost } from "./common";
 import { processContext, ResourceContext } from "./context";
 import { checkNetworkInputs, NetworkInputs, NetworkOutputs, specOf } from "./network-inputs";
 import { clearLeftovers, isJournalled } from "./rollback";
-import { createHostObject } from "./host-object";
+import { createHostObject, findRecorded, recordedGone } from "./host-object";
 import { DiffResult, ResourceProvider } from "./types";
 
 export type { NetworkInputs, NetworkOutputs } from "./network-inputs";
@@ -35,7 +35,7 @@ function claimsOf(n: Pick<NetworkInputs, "host" | "name">): Claims {
     host: n.host,
     claims: [{
       property: "name", what: `network "${n.name}"`, removal: `virsh net-destroy ${n.name}; virsh net-undefine ${n.name}`,
-      taken: async (lv) => !!(await findNetwork(lv, n.name)) && !isJournalled(n.host, "network", n.name),
+      taken: async (lv) => !!(await findNetwork(lv, n.name)) && !(await isJournalled(lv, n.host, "network", n.name)),
     }],
   };
 }
@@ -126,7 +126,7 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
         if (diffs.length) throw refuseAdoption(hostLabel(inputs.host), `network "${inputs.name}"`, diffs);
         await updateReservations(lv, ref, d.dhcp?.hosts ?? [], hostsOf(inputs));
       },
-      define: (lv) => lv.defineNetwork(networkXml(specOf(inputs))),
+      define: (lv, uuid) => lv.defineNetwork(networkXml({ ...specOf(inputs), uuid })),
       async settle(lv, ref) {
         await enforce(lv, ref, inputs.autostart !== false);
         return observe(lv, ref, inputs);
@@ -136,7 +136,8 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
     async read(id, props) {
       try {
         return await ctx.pool.run(props.host, async (lv) => {
-          const ref = await findNetwork(lv, props.name);
+          // another network under the name is not this resource's: it is gone
+          const { ref } = await findRecorded(findNetwork(lv, props.name), id);
           if (!ref) return { id: "", props };
           // reservations made outside Pulumi show up as a diff on the next preview
           const d = parseNetworkXml(await lv.networkXml(ref));
@@ -148,11 +149,12 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
       }
     },
 
-    async update(_id, olds, news) {
+    async update(id, olds, news) {
       const host = hostLabel(news.host);
       try {
         return await ctx.pool.run(news.host, async (lv) => {
-          const ref = await lv.lookupNetwork(olds.name);
+          const { ref } = await findRecorded(findNetwork(lv, olds.name), id);
+          if (!ref) throw recordedGone(host, `network ${olds.name}`);
           await updateReservations(lv, ref, hostsOf(olds), hostsOf(news));
           await enforce(lv, ref, news.autostart !== false);
           return { outs: await observe(lv, ref, news) };
@@ -162,12 +164,13 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
       }
     },
 
-    async delete(_id, props) {
+    async delete(id, props) {
       const host = hostLabel(props.host);
       try {
         await ctx.pool.run(props.host, async (lv) => {
           await clearLeftovers(props.host, lv);
-          const ref = await findNetwork(lv, props.name);
+          const { ref, other } = await findRecorded(findNetwork(lv, props.name), id);
+          if (other) leftAlone(host, `network ${props.name}`, "delete");
           if (!ref) return;
           const users = await runningDomainsOn(lv, props.name);
           if (users.length) {

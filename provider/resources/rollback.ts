@@ -8,10 +8,11 @@ import * as crypto from "crypto";
 import { warn } from "../log";
 import { HostConfig } from "../ssh/host";
 import { OWNER_NS } from "../xml/domain";
-import { hostPlace } from "./common";
+import { hostLabel, hostPlace } from "./common";
+import { markerOf } from "./volume-identity";
 import { HostAccess } from "./context";
 import { changeJournal, Entry, inFlight, journalFile, Made, readJournal } from "./journal";
-import { DomainState, isLibvirtError, Libvirt, LibvirtError, UndefineFlags } from "../libvirt/api";
+import { DomainState, isLibvirtError, Libvirt, LibvirtError, UndefineFlags, VolumeRef } from "../libvirt/api";
 
 export type { Made } from "./journal";
 
@@ -23,70 +24,123 @@ export interface Leftover extends Made {
 const gone = (err: unknown) => isLibvirtError(err, "NO_DOMAIN", "NO_STORAGE_VOL", "NO_STORAGE_POOL", "NO_NETWORK");
 const hexOf = (r: { uuid: Buffer }) => r.uuid.toString("hex");
 
-/** How each kind of leftover is removed: false when the object of that name is not the one made. */
-const removers: Record<Made["kind"], (lv: Libvirt, l: Made) => Promise<boolean>> = {
+/** A made object as this process knows it: a volume's key too, known only to the process that made it. */
+type Known = Made & { key?: string };
+
+/** The keys of the volumes this process made, by journal token: proof to this process only. */
+const keysMadeHere = new Map<string, string>();
+const known = (e: Entry): Known => ({ ...e, key: e.token ? keysMadeHere.get(e.token) : undefined });
+
+/** A volume whose content pulumi-kvm wrote whole (a seed) is proven by the content's sha256, journalled as "sha256:…". */
+const CONTENT_PREFIX = "sha256:";
+const CONTENT_MAX = 16 * 1024 * 1024;
+
+async function contentDigest(lv: Libvirt, vol: VolumeRef): Promise<string | undefined> {
+  if (Number((await lv.volumeInfo(vol)).capacity) > CONTENT_MAX) return undefined;
+  const hash = crypto.createHash("sha256");
+  for await (const chunk of lv.downloadVolume(vol, { maxBuffered: CONTENT_MAX })) hash.update(chunk);
+  return hash.digest("hex");
+}
+
+/**
+ * How each kind is found under its name and proven to be the one made: by its UUID (a
+ * domain also by pulumi-kvm's marker), a volume by the UUID in its qcow2 header or, in
+ * the process that made it, by its key. undefined: nothing proves it either way.
+ */
+const finders: { [K in Made["kind"]]: (lv: Libvirt, l: Known) => Promise<{ ref: any; mine: boolean } | undefined> } = {
   async volume(lv, l) {
-    const vol = await lv.lookupVolume(await lv.lookupPool(l.pool ?? "default"), l.name);
-    if (l.id && vol.key !== l.id) return false;
-    await lv.deleteVolume(vol);
-    return true;
+    const ref = await lv.lookupVolume(await lv.lookupPool(l.pool ?? "default"), l.name);
+    // the process that made it knows it by its key, whatever it holds yet (a half-written seed)
+    if (l.key) return { ref, mine: ref.key === l.key };
+    if (l.id?.startsWith(CONTENT_PREFIX)) return { ref, mine: `${CONTENT_PREFIX}${await contentDigest(lv, ref)}` === l.id };
+    if (l.id) return { ref, mine: (await markerOf(lv, ref)) === l.id };
+    return undefined;
   },
   async domain(lv, l) {
-    const dom = await lv.lookupDomain(l.name);
-    if (l.id && hexOf(dom) !== l.id) return false;
+    const ref = await lv.lookupDomain(l.name);
+    if (!l.id) return undefined;
+    if (hexOf(ref) !== l.id) return { ref, mine: false };
     try {
-      await lv.domainMetadata(dom, OWNER_NS);
+      await lv.domainMetadata(ref, OWNER_NS);
     } catch (err) {
-      if (isLibvirtError(err, "NO_DOMAIN_METADATA")) return false;
+      if (isLibvirtError(err, "NO_DOMAIN_METADATA")) return { ref, mine: false };
       throw err;
     }
-    if ((await lv.domainState(dom)).state !== DomainState.SHUTOFF) await lv.destroyDomain(dom).catch(() => undefined);
-    await lv.undefineDomain(dom, UndefineFlags.NVRAM | UndefineFlags.MANAGED_SAVE | UndefineFlags.SNAPSHOTS_METADATA | UndefineFlags.CHECKPOINTS_METADATA);
-    return true;
+    return { ref, mine: true };
   },
   async pool(lv, l) {
-    const pool = await lv.lookupPool(l.name);
-    if (l.id && hexOf(pool) !== l.id) return false;
+    const ref = await lv.lookupPool(l.name);
+    return l.id ? { ref, mine: hexOf(ref) === l.id } : undefined;
+  },
+  async network(lv, l) {
+    const ref = await lv.lookupNetwork(l.name);
+    return l.id ? { ref, mine: hexOf(ref) === l.id } : undefined;
+  },
+};
+
+/** How each kind of leftover, proven to be the one made, is removed. */
+const removers: { [K in Made["kind"]]: (lv: Libvirt, ref: any) => Promise<void> } = {
+  volume: (lv, vol) => lv.deleteVolume(vol),
+  async domain(lv, dom) {
+    if ((await lv.domainState(dom)).state !== DomainState.SHUTOFF) await lv.destroyDomain(dom).catch(() => undefined);
+    await lv.undefineDomain(dom, UndefineFlags.NVRAM | UndefineFlags.MANAGED_SAVE | UndefineFlags.SNAPSHOTS_METADATA | UndefineFlags.CHECKPOINTS_METADATA);
+  },
+  async pool(lv, pool) {
     if (await lv.poolIsActive(pool)) await lv.stopPool(pool);
     // the directory the create built goes too, if nothing was put into it
     await lv.deletePoolStorage(pool).catch(() => undefined);
     await lv.undefinePool(pool);
-    return true;
   },
-  async network(lv, l) {
-    const net = await lv.lookupNetwork(l.name);
-    if (l.id && hexOf(net) !== l.id) return false;
+  async network(lv, net) {
     if (await lv.networkIsActive(net)) await lv.stopNetwork(net);
     await lv.undefineNetwork(net);
-    return true;
   },
 };
 
-/** Removes a leftover if it is still the object made; "other" when something else now has its name. */
-export async function removeLeftover(lv: Libvirt, l: Made): Promise<"removed" | "gone" | "other"> {
+export type Removal = "removed" | "gone" | "other" | "unproven";
+
+/**
+ * Removes a leftover if it is proven to be the object made: "other" when something else
+ * has its name now, "unproven" when nothing tells (it is left alone).
+ */
+export async function removeLeftover(lv: Libvirt, l: Known): Promise<Removal> {
   try {
-    return (await removers[l.kind](lv, l)) ? "removed" : "other";
+    const found = await finders[l.kind](lv, l);
+    if (!found) return "unproven";
+    if (!found.mine) return "other";
+    await removers[l.kind](lv, found.ref);
+    return "removed";
   } catch (err) {
     if (gone(err)) return "gone";
     throw err;
   }
 }
 
+const describeMade = (l: Made) => `${l.kind} ${l.pool ? `${l.pool}/` : ""}${l.name}`;
+const removal = (l: Made) => ({
+  volume: `virsh vol-delete --pool ${l.pool ?? "default"} ${l.name}`,
+  domain: `virsh destroy ${l.name}; virsh undefine ${l.name} --nvram`,
+  pool: `virsh pool-destroy ${l.name}; virsh pool-undefine ${l.name}`,
+  network: `virsh net-destroy ${l.name}; virsh net-undefine ${l.name}`,
+})[l.kind];
+
 /**
  * Removes `leftover` now, or leaves it journalled for the next operation on its host.
  * `token` names its journal entry (written before it was made); without one a new entry is written.
  */
-export async function rollback(pool: HostAccess, leftover: Leftover, attempts = 3, token?: string): Promise<void> {
-  const { host, ...made } = leftover;
+export async function rollback(pool: HostAccess, leftover: Leftover & { key?: string }, attempts = 3, token?: string): Promise<void> {
+  const { host, key: _key, ...made } = leftover;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
-      await pool.run(host, (lv) => removeLeftover(lv, made));
+      const result = await pool.run(host, (lv) => removeLeftover(lv, { ...made, key: leftover.key }));
+      if (result === "other" || result === "unproven") reportLeftAlone(pool.describe(host).label, made, result);
       if (token) await changeJournal((entries) => entries.filter((e) => e.token !== token));
       return;
     } catch (err) {
       if (attempt === attempts) {
-        // nobody is making it any more: the next operation on the host removes it
-        const entry: Entry = { ...made, place: hostPlace(host) };
+        // nobody is making it any more: the next operation on the host removes it (this
+        // process's by the token too, which finds the key it knows)
+        const entry: Entry = { ...made, place: hostPlace(host), ...(token ? { token } : {}) };
         await changeJournal((entries) => [...entries.filter((e) => !token || e.token !== token), entry]);
         warn(`could not remove ${leftover.kind} ${leftover.name} on ${pool.describe(host).label} after a failed create (${(err as Error).message}); it is journalled in ${journalFile()} and removed by the next operation on that host`);
         return;
@@ -98,16 +152,18 @@ export async function rollback(pool: HostAccess, leftover: Leftover, attempts = 
 
 /** What one create makes on its host, journalled object by object before each is made. */
 export class Making {
-  private readonly made: { object: Made; token: string }[] = [];
+  private readonly made: { object: Known; token: string }[] = [];
 
   constructor(private readonly pool: HostAccess, private readonly host: HostConfig) {}
 
   /**
-   * Makes one object with `call`, journalled first: if this process stops before the
-   * create returns, the next operation on the host removes it. An error libvirt answered
+   * Makes one object with `call`, journalled first with its identity (`object.id`, chosen
+   * before it exists): if this process stops before the create returns, the next operation
+   * on the host removes it, if it proves to be this object. An error libvirt answered
    * means nothing was made; a broken link leaves it unknown, so it stays to be undone.
+   * `keyOf`: a volume's key, which proves it to this process only (one without `id`).
    */
-  async make<T>(object: Made, call: () => Promise<T>, idOf: (made: T) => string): Promise<T> {
+  async make<T>(object: Made, call: () => Promise<T>, keyOf?: (made: T) => string): Promise<T> {
     const token = crypto.randomBytes(8).toString("hex");
     await changeJournal((entries) => [...entries, { ...object, place: hostPlace(this.host), pid: process.pid, token }]);
     let made: T;
@@ -118,7 +174,9 @@ export class Making {
       else this.made.push({ object, token });
       throw err;
     }
-    this.made.push({ object: { ...object, id: idOf(made) }, token });
+    const key = keyOf?.(made);
+    if (key) keysMadeHere.set(token, key);
+    this.made.push({ object: { ...object, key }, token });
     return made;
   }
 
@@ -142,15 +200,35 @@ export async function clearLeftovers(host: HostConfig, lv: Libvirt): Promise<voi
   await changeJournal(async (entries) => {
     const kept: Entry[] = [];
     for (const e of entries) {
-      if (!mine(e)) kept.push(e);
-      else if ((await removeLeftover(lv, e).catch(() => "failed")) === "failed") kept.push(e);
+      if (!mine(e)) {
+        kept.push(e);
+        continue;
+      }
+      const result = await removeLeftover(lv, known(e)).catch(() => "failed" as const);
+      if (result === "failed") kept.push(e);
+      else if (result === "other" || result === "unproven") reportLeftAlone(hostLabel(host), e, result);
     }
     return kept;
   });
 }
 
-/** Whether this object is a journalled leftover: the next operation removes it, so its name counts as free. */
-export function isJournalled(host: HostConfig, kind: Made["kind"], name: string, pool?: string): boolean {
+/** Reports a leftover that was not removed: someone else's object has its name, or nothing proves it is ours. */
+function reportLeftAlone(host: string, l: Made, why: "other" | "unproven"): void {
+  warn(why === "other"
+    ? `${host}: the ${describeMade(l)} a failed create left was removed since; the ${l.kind} of that name now is someone else's and was left alone`
+    : `${host}: a failed create may have left ${describeMade(l)}, but nothing proves that the ${l.kind} of that name is the one it made, so it was left alone. If it is yours, remove it: ${removal(l)}`);
+}
+
+/**
+ * Whether the object of this name on the host is a journalled leftover, proven to be the
+ * one made: the next operation removes it, so its name counts as free.
+ */
+export async function isJournalled(lv: Libvirt, host: HostConfig, kind: Made["kind"], name: string, pool?: string): Promise<boolean> {
   const place = hostPlace(host);
-  return readJournal().some((e) => e.place === place && !inFlight(e) && e.kind === kind && e.name === name && (kind !== "volume" || (e.pool ?? "default") === pool));
+  const entries = readJournal().filter((e) => e.place === place && !inFlight(e) && e.kind === kind && e.name === name && (kind !== "volume" || (e.pool ?? "default") === pool));
+  for (const e of entries) {
+    const found = await finders[kind](lv, known(e)).catch((err) => (gone(err) ? undefined : Promise.reject(err)));
+    if (found?.mine) return true;
+  }
+  return false;
 }

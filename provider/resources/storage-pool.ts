@@ -10,11 +10,11 @@ import { parsePoolXml, poolXml, PoolType } from "../xml/pool";
 import { POOL_STATES } from "../health/check";
 import { differences, refuseAdoption } from "./adopt";
 import { checkClaims, Claims, rememberStackNames } from "./collisions";
-import { checkBoolean, checkHostHealth, checkHostInput, checkName, deepEqual, explainRecorded, Failures, hostLabel, isUnknown, recorded, sameHost } from "./common";
+import { checkBoolean, checkHostHealth, checkHostInput, checkName, deepEqual, explainRecorded, Failures, hostLabel, isUnknown, leftAlone, recorded, sameHost } from "./common";
 import { processContext, ResourceContext } from "./context";
 import { findPool } from "./storage";
 import { clearLeftovers, isJournalled } from "./rollback";
-import { createHostObject } from "./host-object";
+import { createHostObject, findRecorded, recordedGone } from "./host-object";
 import { DiffResult, ResourceProvider } from "./types";
 
 export interface StoragePoolInputs {
@@ -43,7 +43,7 @@ function claimsOf(p: Pick<StoragePoolInputs, "host" | "name">): Claims {
     host: p.host,
     claims: [{
       property: "name", what: `storage pool "${p.name}"`, removal: `virsh pool-destroy ${p.name}; virsh pool-undefine ${p.name}`,
-      taken: async (lv) => !!(await findPool(lv, p.name)) && !isJournalled(p.host, "pool", p.name),
+      taken: async (lv) => !!(await findPool(lv, p.name)) && !(await isJournalled(lv, p.host, "pool", p.name)),
     }],
   };
 }
@@ -108,7 +108,7 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
         const diffs = differences({ type: d.type, path: d.path }, { type: inputs.type, path: inputs.path }, ["type", "path"]);
         if (diffs.length) throw refuseAdoption(hostLabel(inputs.host), `storage pool "${inputs.name}"`, diffs);
       },
-      define: (lv) => lv.definePool(poolXml({ name: inputs.name, type: inputs.type, path: inputs.path })),
+      define: (lv, uuid) => lv.definePool(poolXml({ name: inputs.name, uuid, type: inputs.type, path: inputs.path })),
       // makes the directory (owned as libvirt's pools are); an existing one is kept
       build: (lv, pool) => lv.buildPool(pool),
       async settle(lv, pool) {
@@ -120,7 +120,8 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
     async read(id, props) {
       try {
         return await ctx.pool.run(props.host, async (lv) => {
-          const pool = await findPool(lv, props.name);
+          // another pool under the name is not this resource's: it is gone
+          const { ref: pool } = await findRecorded(findPool(lv, props.name), id);
           if (!pool) return { id: "", props };
           return { id, props: await observe(lv, pool, props) };
         });
@@ -129,11 +130,12 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
       }
     },
 
-    async update(_id, olds, news) {
+    async update(id, olds, news) {
       const host = hostLabel(news.host);
       try {
         return await ctx.pool.run(news.host, async (lv) => {
-          const pool = await lv.lookupPool(olds.name);
+          const { ref: pool } = await findRecorded(findPool(lv, olds.name), id);
+          if (!pool) throw recordedGone(host, `storage pool ${olds.name}`);
           await enforce(lv, pool, news.autostart !== false);
           return { outs: await observe(lv, pool, { ...olds, ...news }) };
         }, { mutating: true });
@@ -142,12 +144,13 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
       }
     },
 
-    async delete(_id, props) {
+    async delete(id, props) {
       const host = hostLabel(props.host);
       try {
         await ctx.pool.run(props.host, async (lv) => {
           await clearLeftovers(props.host, lv);
-          const pool = await findPool(lv, props.name);
+          const { ref: pool, other } = await findRecorded(findPool(lv, props.name), id);
+          if (other) leftAlone(host, `storage pool ${props.name}`, "delete");
           if (!pool) return;
           if (await lv.poolIsActive(pool)) {
             const volumes = (await lv.listVolumes(pool)).map((v) => v.name);

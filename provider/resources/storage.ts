@@ -2,13 +2,14 @@
 // their description as resource outputs.
 import { KvmError } from "../errors";
 import { HostConfig } from "../ssh/host";
-import { checkBoolean, checkHostInput, checkName, explainRecorded, Failures, hostLabel, recorded } from "./common";
+import { checkBoolean, checkHostInput, checkName, explainRecorded, Failures, hostLabel, leftAlone, recorded } from "./common";
 import { alreadyExists } from "./adopt";
 import { checkClaims, Claims } from "./collisions";
 import { HostAccess } from "./context";
 import { clearLeftovers, isJournalled } from "./rollback";
 import { DomainRef, isLibvirtError, Libvirt, PoolRef, unlessMissing, VolumeRef } from "../libvirt/api";
 import { parseVolumeXml, VolumeDescription } from "../xml/volume";
+import { identify, VolumeIdentity } from "./volume-identity";
 import { at, children, node, parseXml } from "../xml/dom";
 
 export const findVolume = (lv: Libvirt, pool: PoolRef, name: string) => unlessMissing(lv.lookupVolume(pool, name), "NO_STORAGE_VOL");
@@ -82,14 +83,23 @@ interface StoredVolume {
   key: string;
   format: string;
   capacityBytes: number;
+  identity?: VolumeIdentity;
+}
+
+/** The recorded volume: found under its name and proven to be the one made; undefined when gone or someone else's. */
+export async function findRecordedVolume(lv: Libvirt, props: StoredVolume): Promise<{ vol?: VolumeRef; other?: VolumeRef }> {
+  const pool = await findPool(lv, props.pool);
+  const vol = pool && (await findVolume(lv, pool, props.name));
+  if (!vol) return {};
+  return (await identify(lv, vol, props)) === "mine" ? { vol } : { other: vol };
 }
 
 /** `read` of a volume-backed resource: refreshed from the host, or gone (empty id). */
 export async function readVolume<P extends StoredVolume>(pool: HostAccess, id: string, props: P, what: string): Promise<{ id: string; props: P }> {
   try {
     return await pool.run(props.host, async (lv) => {
-      const pool = await findPool(lv, props.pool);
-      const vol = pool && (await findVolume(lv, pool, props.name));
+      // another volume under the name is not this resource's: it is gone
+      const { vol } = await findRecordedVolume(lv, props);
       if (!vol) return { id: "", props };
       const d = await describeVolume(lv, vol);
       // the format stays as recorded at create: libvirt re-probes the file, whose header a guest may have written
@@ -106,10 +116,10 @@ export async function deleteVolume(pool: HostAccess, props: StoredVolume, what: 
   try {
     await pool.run(props.host, async (lv) => {
       await clearLeftovers(props.host, lv);
-      const pool = await findPool(lv, props.pool);
-      const vol = pool && (await findVolume(lv, pool, props.name));
-      if (!pool || !vol) return;
-      const refusal = await users(lv, pool);
+      const { vol, other } = await findRecordedVolume(lv, props);
+      if (other) leftAlone(host, `${what} ${props.pool}/${props.name}`, "delete");
+      if (!vol) return;
+      const refusal = await users(lv, await lv.lookupPool(props.pool));
       if (refusal) throw new KvmError("conflict", refusal, { host });
       await lv.deleteVolume(vol);
     }, { mutating: true });
@@ -144,7 +154,7 @@ export function volumeClaims(v: Placed, kind = "volume"): Claims {
       property: "name", what: `${kind} "${v.name}" in pool "${v.pool}"`, removal: `virsh vol-delete --pool ${v.pool} ${v.name}`,
       taken: async (lv) => {
         const pool = await findPool(lv, v.pool);
-        return !!pool && !!(await findVolume(lv, pool, v.name)) && !isJournalled(v.host, "volume", v.name, v.pool);
+        return !!pool && !!(await findVolume(lv, pool, v.name)) && !(await isJournalled(lv, v.host, "volume", v.name, v.pool));
       },
     }],
   };

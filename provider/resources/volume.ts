@@ -6,11 +6,13 @@ import { parseSize } from "../units";
 import { parseVolumeXml, volumeXml, VolumeFormat } from "../xml/volume";
 import { checkHostHealth, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
 import { rememberStackNames } from "./collisions";
-import { checkStorageInputs, checkVolumeName, deleteVolume, describeVolume, domainsUsing, findVolume, poolForNewVolume, readVolume, runningDomainUsing, volumeClaims } from "./storage";
+import { checkStorageInputs, checkVolumeName, deleteVolume, describeVolume, domainsUsing, findRecordedVolume, findVolume, poolForNewVolume, readVolume, runningDomainUsing, volumeClaims } from "./storage";
 import { differences, refuseAdoption } from "./adopt";
 import { progressReporter } from "./progress";
 import { Libvirt, PoolRef, VolumeRef } from "../libvirt/api";
 import { Making } from "./rollback";
+import { recordedGone } from "./host-object";
+import { identityKind, newMarker, VolumeIdentity, writeMarker } from "./volume-identity";
 import { interruptible } from "./interrupt";
 import { processContext, ResourceContext } from "./context";
 import { DiffResult, ResourceProvider } from "./types";
@@ -44,11 +46,13 @@ export interface VolumeOutputs extends VolumeInputs {
   capacityBytes: number;
   /** An overlay's base as it was made: the chain a Domain spells out for this disk. */
   backing?: { path: string; format: VolumeFormat };
+  /** What proves the volume on the host is this one (volume-identity.ts); absent in records of older versions. */
+  identity?: VolumeIdentity;
 }
 
 /** The outputs of a created volume: its inputs as checked and what libvirt made of them. */
-export function volumeOutputs(inputs: VolumeInputs, made: { path: string; key: string; capacityBytes: number }, format: VolumeFormat, backing?: VolumeOutputs["backing"]): VolumeOutputs {
-  return { ...inputs, kvmKind: "Volume", path: made.path, key: made.key, format, capacityBytes: made.capacityBytes, ...(backing ? { backing } : {}) };
+export function volumeOutputs(inputs: VolumeInputs, made: { path: string; key: string; capacityBytes: number }, format: VolumeFormat, backing: VolumeOutputs["backing"], identity: VolumeIdentity): VolumeOutputs {
+  return { ...inputs, kvmKind: "Volume", path: made.path, key: made.key, format, capacityBytes: made.capacityBytes, ...(backing ? { backing } : {}), identity };
 }
 
 interface Source {
@@ -196,16 +200,23 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
           }
           const format = inputs.format ?? "qcow2";
           let vol: VolumeRef;
+          let identity: VolumeIdentity = {};
           if (existing) vol = await adoptVolume(lv, existing, inputs, format, capacity, source, host);
           else {
             const xml = volumeXml({ name: inputs.name, capacityBytes: capacity!, format, backing: backingOf(inputs, source) });
             const make = source?.ref && inputs.cloneOf
               ? () => copyWithProgress(lv, pool, xml, source.ref, host, `${inputs.pool}/${inputs.cloneOf} → ${inputs.name}`)
               : () => lv.createVolume(pool, xml);
-            vol = await making.make({ kind: "volume", pool: inputs.pool, name: inputs.name }, make, (v) => v.key);
+            // a qcow2's identity is chosen now and journalled with it; a raw one has only its shape
+            const marker = identityKind("volume", format, false) === "marker" ? newMarker() : undefined;
+            vol = await making.make({ kind: "volume", pool: inputs.pool, name: inputs.name, id: marker }, make, (v) => v.key);
+            if (marker) {
+              await writeMarker(lv, vol, marker);
+              identity = { marker };
+            }
           }
           const d = await describeVolume(lv, vol);
-          const outs = volumeOutputs(inputs, { ...d, key: d.key ?? vol.key }, format, backingOf(inputs, source));
+          const outs = volumeOutputs(inputs, { ...d, key: d.key ?? vol.key }, format, backingOf(inputs, source), identity);
           return { id: outs.key, outs };
         }, { mutating: true, signal });
         await making.kept();
@@ -228,8 +239,8 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
       try {
         // the newest credentials: a key rotated in this update already applies
         return await ctx.pool.run(news.host, async (lv) => {
-          const pool = await lv.lookupPool(olds.pool);
-          const vol = await lv.lookupVolume(pool, olds.name);
+          const { vol } = await findRecordedVolume(lv, olds);
+          if (!vol) throw recordedGone(host, `volume ${olds.pool}/${olds.name}`);
           // a running VM's qemu holds the file's write lock: it grows the disk itself (the guest sees it at once)
           const user = await runningDomainUsing(lv, olds.path);
           if (user) await lv.resizeDomainDisk(user, olds.path, BigInt(want));

@@ -14,6 +14,8 @@ export interface DhcpHost {
 
 export interface NetworkSpec {
   name: string;
+  /** Chosen by the provider before the define, so the object's identity is known first. */
+  uuid?: string;
   mode: NetworkMode;
   /** The bridge device: made by libvirt (nat/isolated/route, optional) or the host's own (bridge mode). */
   bridge?: string;
@@ -37,6 +39,7 @@ export function dhcpHostXml(h: DhcpHost): string {
 export function networkXml(spec: NetworkSpec): string {
   const net = create().ele("network");
   net.ele("name").txt(spec.name);
+  if (spec.uuid) net.ele("uuid").txt(spec.uuid);
   // isolated: no <forward> at all
   if (spec.mode !== "isolated") net.ele("forward", { mode: spec.mode });
   // bridge mode joins the host's bridge; otherwise libvirt makes one (named, or virbrN)

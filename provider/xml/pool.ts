@@ -6,6 +6,8 @@ export type PoolType = "dir";
 
 export interface PoolSpec {
   name: string;
+  /** Chosen by the provider before the define, so the object's identity is known first. */
+  uuid?: string;
   type: PoolType;
   /** The directory on the host that holds the pool's volumes. */
   path: string;
@@ -14,6 +16,7 @@ export interface PoolSpec {
 export function poolXml(spec: PoolSpec): string {
   const pool = create().ele("pool", { type: spec.type });
   pool.ele("name").txt(spec.name);
+  if (spec.uuid) pool.ele("uuid").txt(spec.uuid);
   pool.ele("target").ele("path").txt(spec.path);
   return pool.end({ headless: true });
 }

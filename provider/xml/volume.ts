@@ -10,12 +10,15 @@ export interface VolumeSpec {
   format: VolumeFormat;
   /** Copy-on-write backing file (an Image's path) and its format. */
   backing?: { path: string; format: VolumeFormat };
+  /** Bytes allocated up front: 0 makes a sparse file (libvirt allocates the whole capacity when absent). */
+  allocationBytes?: number;
 }
 
 export function volumeXml(spec: VolumeSpec): string {
   const vol = create().ele("volume", { type: "file" });
   vol.ele("name").txt(spec.name);
   vol.ele("capacity", { unit: "bytes" }).txt(String(spec.capacityBytes));
+  if (spec.allocationBytes !== undefined) vol.ele("allocation", { unit: "bytes" }).txt(String(spec.allocationBytes));
   vol.ele("target").ele("format", { type: spec.format });
   if (spec.backing) {
     const b = vol.ele("backingStore");
@@ -33,6 +36,10 @@ export interface VolumeDescription {
   format?: string;
   backingPath?: string;
   backingFormat?: string;
+  /** The file's own size (a raw file's whole content, whatever its header claims). */
+  physicalBytes?: number;
+  /** The file's modification time, "seconds.nanoseconds". */
+  mtime?: string;
 }
 
 export function parseVolumeXml(xml: string): VolumeDescription {
@@ -48,5 +55,7 @@ export function parseVolumeXml(xml: string): VolumeDescription {
     format: at(root, "target/format@type"),
     backingPath: at(root, "backingStore/path"),
     backingFormat: at(root, "backingStore/format@type"),
+    physicalBytes: at(root, "physical") === undefined ? undefined : Number(at(root, "physical")),
+    mtime: at(root, "target/timestamps/mtime"),
   };
 }

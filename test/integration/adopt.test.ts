@@ -62,8 +62,10 @@ describe("adopt", function () {
     assert.match(url.err?.message ?? "", /source\.sha256: cannot adopt image .*without a checksum.*Give source\.sha256/);
     assert.ok(volumeNames(lab).includes(other), "a refused adoption changes nothing");
 
-    await imageProvider.delete(outs.key, outs);
+    virsh(["vol-delete", "--pool", lab.pool, other]);
     undo.pop();
+    await imageProvider.delete(outs.key, outs);
+    undo.splice(undo.length - 1, 1);
     assert.ok(!volumeNames(lab).includes(name), "delete removes an adopted image like any other");
   });
 
@@ -105,12 +107,14 @@ describe("adopt", function () {
     const uuid = virsh(["domuuid", name]);
     const mac = /<mac address='([^']+)'/.exec(virsh(["dumpxml", name]))![1];
 
-    const uefi = await attempt(domainProvider, { name, type: "qemu", firmware: "uefi", disks: [{ volume: disk }], networkInterfaces: [{ network: lab.network }] } as Partial<DomainInputs>);
+    // an overlay given by name says its format and its base: neither is read from the file
+    const disks = [{ volume: disk, format: "qcow2" as const, backing: { path: path.join(lab.poolDir, base), format: "qcow2" as const } }];
+    const uefi = await attempt(domainProvider, { name, type: "qemu", firmware: "uefi", disks, networkInterfaces: [{ network: lab.network }] } as Partial<DomainInputs>);
     assert.match(uefi.err?.message ?? "", new RegExp(`cannot adopt domain "${name}": firmware is "bios" on the host but "uefi" in the program`));
     assert.strictEqual(virsh(["domstate", name]), "running", "a refused adoption leaves the VM as it was");
 
     const { outs, err } = await attempt(domainProvider, {
-      name, type: "qemu", memory: "160MiB", shutdownTimeout: "10s", disks: [{ volume: disk }], networkInterfaces: [{ network: lab.network }],
+      name, type: "qemu", memory: "160MiB", shutdownTimeout: "10s", disks, networkInterfaces: [{ network: lab.network }],
       cloudInit: { hostname: name }, waitForIp: { timeout: "120s", source: "lease" },
     } as Partial<DomainInputs>);
     assert.ok(outs, err?.message);

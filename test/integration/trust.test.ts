@@ -3,14 +3,18 @@
 // wrote a qcow2 header naming /etc/shadow as its backing file is attached by name, copied
 // and used as a base: nothing of /etc/shadow may reach a VM or a volume.
 import * as assert from "assert";
+import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { execFileSync } from "child_process";
 import { domainProvider, DomainInputs, DomainOutputs } from "../../provider/resources/domain";
+import { imageProvider, ImageInputs, ImageOutputs } from "../../provider/resources/image";
+import { setLogSink } from "../../provider/log";
 import { volumeProvider, VolumeInputs, VolumeOutputs } from "../../provider/resources/volume";
 import { parseVolumeXml } from "../../provider/xml/volume";
 import { checked } from "../support/checked";
+import { FileServer } from "../support/http-server";
 import { diskOf } from "../support/disks";
 import { labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
@@ -89,5 +93,130 @@ describe("trust: formats are recorded, never probed", function () {
     // the format stays as recorded on refresh
     assert.strictEqual((await volumeProvider.read(data.key, data)).props.format, "raw");
     assert.ok(volumeNames(lab).includes(overlay.name));
+  });
+
+  describe("the bytes uploaded are the bytes checked", () => {
+    const MiB = 1024 * 1024;
+    const sha = (b: Buffer) => crypto.createHash("sha256").update(b).digest("hex");
+    const stamp = new Date("2026-01-01T00:00:00Z");
+    /** Writes `bytes` over `file` keeping its size and restoring its mtime, as a careless tool or an attacker would. */
+    const swap = (file: string, bytes: Buffer) => {
+      fs.writeFileSync(file, bytes);
+      fs.utimesSync(file, stamp, stamp);
+    };
+    /** 4 MiB that start with a qcow2 header naming /etc/shadow as its backing file. */
+    const hostileHead = () => {
+      const hostile = path.join(tmp, "hostile-4m.qcow2");
+      execFileSync("qemu-img", ["create", "-q", "-f", "qcow2", "-u", "-b", "/etc/shadow", "-F", "raw", hostile, "16M"]);
+      const bytes = Buffer.alloc(4 * MiB);
+      fs.readFileSync(hostile).copy(bytes);
+      return bytes;
+    };
+    const image = (name: string, source: ImageInputs["source"]) => checked(imageProvider, { host: labHost(labEnv()), name, source } as ImageInputs);
+
+    it("refuses an image whose file changed after check (same size, mtime restored) against its pin, and leaves nothing", async () => {
+      const file = path.join(tmp, "pinned.raw");
+      const original = crypto.randomBytes(4 * MiB);
+      swap(file, original);
+      const inputs = await image(`${tag}-pinned`, { path: file, sha256: sha(original) });
+      swap(file, crypto.randomBytes(4 * MiB));
+      const before = volumeNames(labEnv());
+      await assert.rejects(imageProvider.create(inputs), (e: Error & { property?: string }) => {
+        assert.match(e.message, new RegExp(`sha256 is [0-9a-f]{64}, not the expected ${sha(original)}`));
+        assert.strictEqual(e.property, "source.sha256");
+        return true;
+      });
+      assert.deepStrictEqual(volumeNames(labEnv()), before);
+    });
+
+    it("sends the header it checked when a qcow2 naming /etc/shadow is swapped in while the upload starts", async () => {
+      const file = path.join(tmp, "racing.img");
+      swap(file, crypto.randomBytes(4 * MiB));
+      const inputs = await image(`${tag}-racing`, { path: file });
+      const bytes = hostileHead();
+      // the moment between the volume's making and the upload's reads
+      process.env.PULUMI_KVM_LOG = "1";
+      setLogSink((line) => { if (line.includes("rpc=virStorageVolCreateXML") && line.includes(`${tag}-racing`)) swap(file, bytes); });
+      let outs: ImageOutputs | undefined;
+      try {
+        outs = (await imageProvider.create(inputs)).outs;
+      } finally {
+        delete process.env.PULUMI_KVM_LOG;
+        setLogSink(undefined);
+      }
+      try {
+        assert.strictEqual(outs.format, "raw");
+        const probed = parseVolumeXml(virsh(["vol-dumpxml", "--pool", labEnv().pool, outs.name]));
+        assert.strictEqual(probed.backingPath, undefined, "a backing file name reached the host");
+        assert.strictEqual(outs.sha256, crypto.createHash("sha256").update(fs.readFileSync(outs.path)).digest("hex"), "the record is the bytes on the host");
+      } finally {
+        await imageProvider.delete(outs.key, outs);
+      }
+    });
+
+    it("refuses a header swapped in after check (a qcow2 naming /etc/shadow), read from the bytes it sends", async () => {
+      const file = path.join(tmp, "swapped.img");
+      swap(file, crypto.randomBytes(4 * MiB));
+      const inputs = await image(`${tag}-swapped`, { path: file });
+      swap(file, hostileHead());
+      const before = volumeNames(labEnv());
+      await assert.rejects(imageProvider.create(inputs), /names a backing file \("\/etc\/shadow"\)/);
+      assert.deepStrictEqual(volumeNames(labEnv()), before);
+    });
+
+    it("records the sha256 of the bytes that reached the host, whatever the file held at check", async () => {
+      const file = path.join(tmp, "changed.raw");
+      swap(file, crypto.randomBytes(4 * MiB));
+      const inputs = await image(`${tag}-changed`, { path: file });
+      const now = crypto.randomBytes(4 * MiB);
+      swap(file, now);
+      const { outs } = await imageProvider.create(inputs);
+      try {
+        const onHost = crypto.createHash("sha256").update(fs.readFileSync(outs.path)).digest("hex");
+        assert.strictEqual(outs.sha256, onHost);
+        assert.strictEqual(outs.sha256, sha(now));
+      } finally {
+        await imageProvider.delete(outs.key, outs);
+      }
+    });
+  });
+
+  describe("a URL's announced size", () => {
+    const MiB = 1024 * 1024;
+    let server: FileServer;
+    before(async () => {
+      const file = path.join(tmp, "sparse.raw");
+      fs.writeFileSync(file, crypto.randomBytes(MiB));
+      fs.truncateSync(file, 64 * MiB);
+      server = await FileServer.start(file);
+    });
+    after(() => server.close());
+
+    it("is checked against the pool's free space in preview: a mirror announcing 4 TiB fails there, naming pool", async () => {
+      server.claimedLength = 4 * 1024 ** 4;
+      try {
+        const r = await imageProvider.check(undefined, { host: labHost(labEnv()), name: `${tag}-huge`, source: { url: server.url("huge.raw") } } as ImageInputs);
+        assert.deepStrictEqual(r.failures.map((f) => f.property), ["pool"]);
+        assert.match(r.failures[0].reason, /bytes free, the image at http:\/\/127\.0\.0\.1:\d+\/huge\.raw announces 4398046511104/);
+        // past preview, the volume is sparse: the lie costs nothing and the short body fails the create, leaving nothing
+        const inputs = { ...r.inputs, source: { url: server.url("huge.raw") } };
+        await assert.rejects(imageProvider.create(inputs), /truncated|different length/);
+        assert.ok(!volumeNames(labEnv()).includes(`${tag}-huge`));
+      } finally {
+        server.claimedLength = undefined;
+      }
+    });
+
+    it("allocates only what arrives: a 64 MiB raw image holding 1 MiB of data takes about 1 MiB of the pool", async () => {
+      const inputs = await checked(imageProvider, { host: labHost(labEnv()), name: `${tag}-sparse`, source: { url: server.url("sparse.raw") } } as ImageInputs);
+      const { outs } = await imageProvider.create(inputs);
+      try {
+        assert.strictEqual(outs.capacityBytes, 64 * MiB);
+        const allocated = Number(/<allocation unit='bytes'>(\d+)</.exec(virsh(["vol-dumpxml", "--pool", labEnv().pool, outs.name]))![1]);
+        assert.ok(allocated < 4 * MiB, `${allocated} bytes allocated for 1 MiB of data`);
+      } finally {
+        await imageProvider.delete(outs.key, outs);
+      }
+    });
   });
 });

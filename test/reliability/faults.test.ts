@@ -217,7 +217,7 @@ describe("faults", function () {
     assert.deepStrictEqual(known.orphans(), []);
   });
 
-  it("a link blackholed in the middle of a 512 MiB Image upload: keepalive ends it, the leftover goes on the next call", async () => {
+  it("a link blackholed in the middle of a 512 MiB Image upload: keepalive ends it, the leftover goes on the next call of this process (which made it, so knows its key)", async () => {
     const lab = labEnv();
     const known = new Known(lab);
     const proxy = await TcpProxy.start(lab.port);

@@ -14,6 +14,8 @@ export class FileServer {
   ranges = true;
   /** Answers without Content-Length (chunked), as some servers and proxies do. */
   lengthless = false;
+  /** A Content-Length to announce instead of the file's (a lying mirror). */
+  claimedLength: number | undefined;
   /** Every answer breaks halfway, not only those `faults` names. */
   alwaysTruncate = false;
   /** The Range header of each request ("" for none). */
@@ -43,7 +45,7 @@ export class FileServer {
     this.ranged.push(req.headers.range ?? "");
     const m = this.ranges ? /^bytes=(\d+)-$/.exec(req.headers.range ?? "") : null;
     const from = m ? Number(m[1]) : 0;
-    const length = this.lengthless ? {} : { "content-length": String(size - from) };
+    const length = this.lengthless ? {} : { "content-length": String(this.claimedLength ?? size - from) };
     if (m) res.writeHead(206, { ...length, "content-range": `bytes ${from}-${size - 1}/${size}` });
     else res.writeHead(200, { ...length, "accept-ranges": this.ranges ? "bytes" : "none" });
     if (fault === "truncate" || this.alwaysTruncate) {

@@ -57,6 +57,29 @@ describe("download", () => {
     assert.strictEqual(redirectTarget("http://mirror.example/a", "https://cdn.example/a", 0), "https://cdn.example/a");
   });
 
+  it("fails a body that crawls (a trickle keeps it alive without the bound), naming the rate and the bound", async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { "content-length": String(1024 * 1024) });
+      const timer = setInterval(() => res.write(Buffer.alloc(1024)), 50); // ~20 KiB/s
+      res.on("close", () => clearInterval(timer));
+    });
+    try {
+      await assert.rejects(download(`${s.url}/image.raw`, { attempts: 1, stallMs: 400, minRate: 64 * 1024 }),
+        (e: unknown) => e instanceof DownloadError && /crawled at (1\d|2\d)\.\d KiB\/s over 0 s, below the bound of 64\.0 KiB\/s \(PULUMI_KVM_DOWNLOAD_MIN_RATE\)/.test((e as Error).message));
+      // the same trickle within a lower bound goes on (stopped here after 2 s of it)
+      const opened = await openDownload(`${s.url}/image.raw`, { attempts: 1, stallMs: 400, minRate: 4 * 1024 });
+      let got = 0;
+      const started = Date.now();
+      for await (const b of opened.body) {
+        got += b.length;
+        if (Date.now() - started > 2000) break;
+      }
+      assert.ok(got >= 20 * 1024, `only ${got} bytes`);
+    } finally {
+      await s.close();
+    }
+  });
+
   it("fails a body that stalls after the stall bound, naming it, and a server that cannot resume it", async () => {
     const s = await serve((_req, res) => { res.writeHead(200, { "content-length": "1000" }); res.write(Buffer.alloc(10)); });
     try {

@@ -40,15 +40,18 @@ function domainCases(): object[] {
 
 function volumeCases(): object[] {
   const made = { path: "/p/v", key: "/p/v", capacityBytes: 1000448 };
-  return matrix<VolumeInputs>({ host, pool: "default", name: "v" }, { resourceName: "v", baseImage: "img", capacity: 1000001, format: "raw" })
-    .map((i) => volumeOutputs(i, made, i.format ?? "qcow2"));
+  return matrix<VolumeInputs>({ host, pool: "default", name: "v" }, { resourceName: "v", baseImage: "img", sourceFormat: "qcow2", capacity: 1000001, format: "raw" })
+    .flatMap((i) => [
+      volumeOutputs(i, made, i.format ?? "qcow2", undefined, {}),
+      volumeOutputs(i, made, "qcow2", { path: "/p/img", format: "qcow2" }, { marker: "0d5a5d2e-8b1c-4b4e-9a43-2f6a0e6f1c11" }),
+    ]);
 }
 
 function imageCases(): object[] {
   const made = { path: "/p/i", key: "/p/i", capacityBytes: 67108864 };
   return matrix<ImageInputs>({ host, pool: "default", name: "i", source: { path: "./i.qcow2" } }, { resourceName: "i", format: "qcow2" })
     .concat([{ host, pool: "default", name: "i", source: { url: "https://example.invalid/i.qcow2", sha256: undefined } }])
-    .map((i) => imageOutputs(i, made, "qcow2", "a".repeat(64)));
+    .map((i) => imageOutputs(i, made, "qcow2", "a".repeat(64), { mtime: "1796410298.340162042" }));
 }
 
 describe("engine boundary", () => {

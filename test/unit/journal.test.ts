@@ -14,20 +14,36 @@ import { HostAccess } from "../../provider/resources/context";
 import { clearLeftovers, isJournalled, Making, removeLeftover, rollback } from "../../provider/resources/rollback";
 import { RpcTransportError } from "../../provider/rpc/errors";
 import { spawnSync } from "child_process";
+import { withMarker } from "../../provider/image/qcow2-marker";
 
 const host = { address: "hv1.example.com", user: "root", privateKey: "-----BEGIN OPENSSH PRIVATE KEY-----\nSECRETKEYBODY\n-----END OPENSSH PRIVATE KEY-----", passphrase: "SECRETPASSPHRASE" };
 const unreachable = { run: async () => { throw new Error("connect ECONNREFUSED"); }, describe: () => ({ label: "root@hv1.example.com", identity: "x" }) } as unknown as HostAccess;
 const noSuch = (code: string) => new LibvirtError({ code: ErrorCode[code], domain: 0, message: code, level: 2 } as any, "virX");
 
-/** A host where one volume and one domain exist, recording what was removed. */
-function hostWith(o: { volKey?: string; domUuid?: string; marked?: boolean }) {
+/** A qcow2 header's first bytes, with pulumi-kvm's identity when `marker` is given. */
+function qcow2Head(marker?: string): Buffer {
+  const h = Buffer.alloc(4096);
+  h.writeUInt32BE(0x514649fb, 0);
+  h.writeUInt32BE(3, 4);
+  h.writeUInt32BE(16, 20);
+  h.writeUInt32BE(104, 100);
+  return marker ? withMarker(h, marker) : h;
+}
+
+const MARKER = "5f0c2a8e-3b7d-4c1e-9a2b-6d4e8f0a1b2c";
+const UUID = "0b5b6a7e1a2b4c3d9e8f001122334455";
+
+/** A host where one volume, one domain, one pool and one network exist, recording what was removed. */
+function hostWith(o: { volKey?: string; volMarker?: string; domUuid?: string; marked?: boolean; objectUuid?: string }) {
   const removed: string[] = [];
+  const missing = (code: string) => { throw noSuch(code); };
   const lv = {
-    lookupPool: async (name: string) => ({ name, uuid: Buffer.alloc(16) }),
+    lookupPool: async (name: string) => (name === "default" ? { name, uuid: Buffer.alloc(16) } : o.objectUuid ? { name, uuid: Buffer.from(o.objectUuid, "hex") } : missing("VIR_ERR_NO_STORAGE_POOL")),
     lookupVolume: async (pool: { name: string }, name: string) => {
       if (!o.volKey) throw noSuch("VIR_ERR_NO_STORAGE_VOL");
       return { pool: pool.name, name, key: o.volKey };
     },
+    downloadVolume: async function* () { yield qcow2Head(o.volMarker); },
     deleteVolume: async (v: { name: string }) => { removed.push(`volume ${v.name}`); },
     lookupDomain: async (name: string) => {
       if (!o.domUuid) throw noSuch("VIR_ERR_NO_DOMAIN");
@@ -37,6 +53,13 @@ function hostWith(o: { volKey?: string; domUuid?: string; marked?: boolean }) {
     domainState: async () => ({ state: 5, reason: 0 }),
     destroyDomain: async () => undefined,
     undefineDomain: async (d: { name: string }) => { removed.push(`domain ${d.name}`); },
+    poolIsActive: async () => true,
+    stopPool: async () => undefined,
+    deletePoolStorage: async () => undefined,
+    undefinePool: async (p: { name: string }) => { removed.push(`pool ${p.name}`); },
+    lookupNetwork: async (name: string) => (o.objectUuid ? { name, uuid: Buffer.from(o.objectUuid, "hex") } : missing("VIR_ERR_NO_NETWORK")),
+    networkIsActive: async () => false,
+    undefineNetwork: async (n: { name: string }) => { removed.push(`network ${n.name}`); },
   };
   return { lv: lv as any, removed };
 }
@@ -44,25 +67,26 @@ function hostWith(o: { volKey?: string; domUuid?: string; marked?: boolean }) {
 describe("leftover journal", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "journal-"));
   const file = path.join(dir, "leftovers.json");
-  before(() => { process.env.PULUMI_KVM_JOURNAL = file; setLogSink(() => undefined); });
+  const warnings: string[] = [];
+  before(() => { process.env.PULUMI_KVM_JOURNAL = file; setLogSink((line) => warnings.push(line)); });
   after(() => { delete process.env.PULUMI_KVM_JOURNAL; setLogSink(undefined); fs.rmSync(dir, { recursive: true, force: true }); });
-  beforeEach(() => fs.rmSync(file, { force: true }));
+  beforeEach(() => { fs.rmSync(file, { force: true }); warnings.length = 0; });
 
   it("holds no credentials and is readable by this user only, also over a file that was world-readable", async () => {
     fs.writeFileSync(file, "[]", { mode: 0o644 });
     fs.chmodSync(file, 0o644);
-    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "v1", id: "/p/v1" }, 1);
+    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "v1", id: MARKER }, 1);
     const text = fs.readFileSync(file, "utf8");
     assert.doesNotMatch(text, /SECRET|PRIVATE KEY/);
     assert.strictEqual(fs.statSync(file).mode & 0o777, 0o600);
-    assert.deepStrictEqual(JSON.parse(text).map((e: any) => [e.kind, e.name, e.id]), [["volume", "v1", "/p/v1"]]);
-    assert.ok(isJournalled(host, "volume", "v1", "default"));
+    assert.deepStrictEqual(JSON.parse(text).map((e: any) => [e.kind, e.name, e.id]), [["volume", "v1", MARKER]]);
+    assert.ok(await isJournalled(hostWith({ volKey: "/p/v1", volMarker: MARKER }).lv, host, "volume", "v1", "default"));
   });
 
   it("loses no entry when creates fail while another operation clears the journal", async () => {
-    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "old", id: "/p/old" }, 1);
+    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "old", id: MARKER }, 1);
     // the next operation removes "old" slowly, while ten other creates fail
-    const { lv } = hostWith({ volKey: "/p/old" });
+    const { lv } = hostWith({ volKey: "/p/old", volMarker: MARKER });
     const slow = { ...lv, deleteVolume: async () => { await new Promise((r) => setTimeout(r, 200)); } };
     const clearing = clearLeftovers(host, slow);
     await new Promise((r) => setTimeout(r, 20));
@@ -71,74 +95,117 @@ describe("leftover journal", () => {
   });
 
   it("is cleared by the next operation on the host with other credentials (a rotated key)", async () => {
-    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "rot", id: "/p/rot" }, 1);
-    const { lv, removed } = hostWith({ volKey: "/p/rot" });
+    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "rot", id: MARKER }, 1);
+    const { lv, removed } = hostWith({ volKey: "/p/rot", volMarker: MARKER });
     await clearLeftovers({ address: "hv1.example.com", user: "root", privateKeyPath: "/rotated/key" }, lv);
     assert.deepStrictEqual(removed, ["volume rot"]);
     assert.deepStrictEqual(JSON.parse(fs.readFileSync(file, "utf8")), []);
   });
 
-  it("removes a volume only if it is still the one made (same key)", async () => {
-    const other = hostWith({ volKey: "/p/someone-elses" });
-    assert.strictEqual(await removeLeftover(other.lv, { kind: "volume", pool: "default", name: "v", id: "/p/v" }), "other");
-    assert.deepStrictEqual(other.removed, []);
-    const same = hostWith({ volKey: "/p/v" });
-    assert.strictEqual(await removeLeftover(same.lv, { kind: "volume", pool: "default", name: "v", id: "/p/v" }), "removed");
+  it("removes a volume only if the identity in its header is the one made; with none to compare it is left alone", async () => {
+    const other = hostWith({ volKey: "/p/v", volMarker: "11111111-2222-4333-8444-555555555555" });
+    assert.strictEqual(await removeLeftover(other.lv, { kind: "volume", pool: "default", name: "v", id: MARKER }), "other");
+    const unmarked = hostWith({ volKey: "/p/v" });
+    assert.strictEqual(await removeLeftover(unmarked.lv, { kind: "volume", pool: "default", name: "v", id: MARKER }), "other");
+    assert.strictEqual(await removeLeftover(unmarked.lv, { kind: "volume", pool: "default", name: "v" }), "unproven", "a name alone proves nothing");
+    assert.deepStrictEqual([other.removed, unmarked.removed], [[], []]);
+    const same = hostWith({ volKey: "/p/v", volMarker: MARKER });
+    assert.strictEqual(await removeLeftover(same.lv, { kind: "volume", pool: "default", name: "v", id: MARKER }), "removed");
     assert.deepStrictEqual(same.removed, ["volume v"]);
   });
 
   it("removes a domain only if it has the UUID made and pulumi-kvm's ownership marker", async () => {
-    const uuid = "0b5b6a7e1a2b4c3d9e8f001122334455";
     const otherUuid = hostWith({ domUuid: "ff".repeat(16), marked: true });
-    assert.strictEqual(await removeLeftover(otherUuid.lv, { kind: "domain", name: "vm", id: uuid }), "other");
-    const unmarked = hostWith({ domUuid: uuid, marked: false });
-    assert.strictEqual(await removeLeftover(unmarked.lv, { kind: "domain", name: "vm", id: uuid }), "other");
-    const ours = hostWith({ domUuid: uuid, marked: true });
-    assert.strictEqual(await removeLeftover(ours.lv, { kind: "domain", name: "vm", id: uuid }), "removed");
+    assert.strictEqual(await removeLeftover(otherUuid.lv, { kind: "domain", name: "vm", id: UUID }), "other");
+    const unmarked = hostWith({ domUuid: UUID, marked: false });
+    assert.strictEqual(await removeLeftover(unmarked.lv, { kind: "domain", name: "vm", id: UUID }), "other");
+    const ours = hostWith({ domUuid: UUID, marked: true });
+    assert.strictEqual(await removeLeftover(ours.lv, { kind: "domain", name: "vm" }), "unproven");
+    assert.strictEqual(await removeLeftover(ours.lv, { kind: "domain", name: "vm", id: UUID }), "removed");
     assert.deepStrictEqual([otherUuid.removed, unmarked.removed, ours.removed], [[], [], ["domain vm"]]);
   });
-  const journal = () => JSON.parse(fs.readFileSync(file, "utf8")) as { name: string; pid?: number; id?: string }[];
+
+  it("removes a pool or a network only if it has the UUID made", async () => {
+    for (const kind of ["pool", "network"] as const) {
+      const other = hostWith({ objectUuid: "ff".repeat(16) });
+      assert.strictEqual(await removeLeftover(other.lv, { kind, name: "x", id: UUID }), "other");
+      assert.strictEqual(await removeLeftover(other.lv, { kind, name: "x" }), "unproven");
+      const ours = hostWith({ objectUuid: UUID });
+      assert.strictEqual(await removeLeftover(ours.lv, { kind, name: "x", id: UUID }), "removed");
+      assert.deepStrictEqual([other.removed, ours.removed], [[], [`${kind} x`]]);
+    }
+  });
+  const journal = () => JSON.parse(fs.readFileSync(file, "utf8")) as { name: string; pid?: number; id?: string; key?: string }[];
   /** A pid that no process has any more. */
   const deadPid = () => spawnSync(process.execPath, ["-e", ""]).pid!;
 
-  it("journals an object before the call that makes it, as this process's, and forgets it once the create is kept", async () => {
+  it("journals an object with its identity before the call that makes it, as this process's, and forgets it once the create is kept", async () => {
     const making = new Making(unreachable, host);
     let during: ReturnType<typeof journal> = [];
-    await making.make({ kind: "volume", pool: "default", name: "mk" }, async () => { during = journal(); return { key: "/p/mk" }; }, (v) => v.key);
-    assert.deepStrictEqual(during.map((e) => [e.name, e.pid]), [["mk", process.pid]], "journalled before the call, with this pid");
-    assert.ok(!isJournalled(host, "volume", "mk", "default"), "a create in flight is no leftover: its name is not free");
-    const { lv, removed } = hostWith({ volKey: "/p/mk" });
+    await making.make({ kind: "volume", pool: "default", name: "mk", id: MARKER }, async () => { during = journal(); return { key: "/p/mk" }; }, (v) => v.key);
+    assert.deepStrictEqual(during.map((e) => [e.name, e.pid, e.id]), [["mk", process.pid, MARKER]], "journalled before the call, with this pid and the identity");
+    const { lv, removed } = hostWith({ volKey: "/p/mk", volMarker: MARKER });
+    assert.ok(!(await isJournalled(lv, host, "volume", "mk", "default")), "a create in flight is no leftover: its name is not free");
     await clearLeftovers(host, lv);
     assert.deepStrictEqual(removed, [], "the next operation leaves a create in flight alone");
     await making.kept();
     assert.deepStrictEqual(journal(), []);
   });
 
-  it("forgets an object libvirt refused to make; one whose call the link cut off is undone by name", async () => {
+  it("forgets an object libvirt refused to make; one whose call the link cut off is undone when it proves to be the one made", async () => {
     const making = new Making(unreachable, host);
-    await assert.rejects(making.make({ kind: "volume", pool: "default", name: "refused" }, async () => { throw noSuch("VIR_ERR_STORAGE_VOL_EXIST"); }, () => ""));
+    await assert.rejects(making.make({ kind: "volume", pool: "default", name: "refused" }, async () => { throw noSuch("VIR_ERR_STORAGE_VOL_EXIST"); }));
     assert.deepStrictEqual(journal(), [], "libvirt answered: nothing was made");
-    await assert.rejects(making.make({ kind: "volume", pool: "default", name: "cut" }, async () => { throw new RpcTransportError("link reset"); }, () => ""));
-    const { lv, removed } = hostWith({ volKey: "/p/cut" });
+    await assert.rejects(making.make({ kind: "volume", pool: "default", name: "cut", id: MARKER }, async () => { throw new RpcTransportError("link reset"); }));
+    const { lv, removed } = hostWith({ volKey: "/p/cut", volMarker: MARKER });
     const reachable = { run: (_h: unknown, fn: (l: unknown) => unknown) => fn(lv), describe: unreachable.describe } as unknown as HostAccess;
     const cutOff = new Making(reachable, host);
-    await assert.rejects(cutOff.make({ kind: "volume", pool: "default", name: "cut" }, async () => { throw new RpcTransportError("link reset"); }, () => ""));
+    await assert.rejects(cutOff.make({ kind: "volume", pool: "default", name: "cut", id: MARKER }, async () => { throw new RpcTransportError("link reset"); }));
     await cutOff.undo();
-    assert.deepStrictEqual(removed, ["volume cut"], "the outcome was unknown: what has its name is removed");
+    assert.deepStrictEqual(removed, ["volume cut"], "the outcome was unknown: the volume of that name carries the identity, so it is removed");
     assert.deepStrictEqual(journal().map((e) => e.name), ["cut"], "only the first create's entry is left (its undo never ran)");
+    // without an identity chosen beforehand, what has the name now is not proven to be it
+    const unproven = new Making(reachable, host);
+    await assert.rejects(unproven.make({ kind: "volume", pool: "default", name: "cut2" }, async () => { throw new RpcTransportError("link reset"); }));
+    await unproven.undo();
+    assert.deepStrictEqual(removed, ["volume cut"]);
+    assert.match(warnings.join("\n"), /nothing proves that the volume of that name is the one it made.*virsh vol-delete --pool default cut2/);
   });
 
-  it("keeps what it cannot undo for the next operation, and a dead process's creates are leftovers", async () => {
-    const making = new Making(unreachable, host);
-    await making.make({ kind: "volume", pool: "default", name: "kept" }, async () => ({ key: "/p/kept" }), (v) => v.key);
+  it("undoes a volume this process made by its key, and journals it for later without the key", async () => {
+    const { lv, removed } = hostWith({ volKey: "/p/up" });
+    const reachable = { run: (_h: unknown, fn: (l: unknown) => unknown) => fn(lv), describe: unreachable.describe } as unknown as HostAccess;
+    const making = new Making(reachable, host);
+    await making.make({ kind: "volume", pool: "default", name: "up" }, async () => ({ key: "/p/up" }), (v) => v.key);
     await making.undo();
-    assert.deepStrictEqual(journal().map((e) => [e.name, e.pid, e.id]), [["kept", undefined, "/p/kept"]], "nobody makes it now: a leftover, with its key");
-    fs.writeFileSync(file, JSON.stringify([{ kind: "volume", pool: "default", name: "orphan", place: journal()[0] && (journal()[0] as any).place, pid: deadPid(), token: "t" }]));
-    assert.ok(isJournalled(host, "volume", "orphan", "default"), "its process is gone: the name counts as free");
-    const { lv, removed } = hostWith({ volKey: "/p/orphan" });
-    await clearLeftovers(host, lv);
-    assert.deepStrictEqual(removed, ["volume orphan"]);
+    assert.deepStrictEqual(removed, ["volume up"]);
+    const later = new Making(unreachable, host);
+    await later.make({ kind: "volume", pool: "default", name: "up2" }, async () => ({ key: "/p/up2" }), (v) => v.key);
+    await later.undo();
+    assert.deepStrictEqual(journal().map((e) => [e.name, e.key]), [["up2", undefined]], "a key proves nothing to another process");
+  });
+
+  it("keeps what it cannot undo for the next operation; a dead process's leftover goes when proven, and is only reported when not", async () => {
+    const making = new Making(unreachable, host);
+    await making.make({ kind: "volume", pool: "default", name: "kept", id: MARKER }, async () => ({ key: "/p/kept" }), (v) => v.key);
+    await making.undo();
+    assert.deepStrictEqual(journal().map((e) => [e.name, e.pid, e.id]), [["kept", undefined, MARKER]], "nobody makes it now: a leftover, with its identity");
+    const place = (journal()[0] as any).place;
+    fs.writeFileSync(file, JSON.stringify([{ kind: "volume", pool: "default", name: "orphan", id: MARKER, place, pid: deadPid(), token: "t" }]));
+    const proven = hostWith({ volKey: "/p/orphan", volMarker: MARKER });
+    assert.ok(await isJournalled(proven.lv, host, "volume", "orphan", "default"), "its process is gone and the volume proves to be it: the name counts as free");
+    assert.ok(!(await isJournalled(hostWith({ volKey: "/p/orphan" }).lv, host, "volume", "orphan", "default")), "someone else's volume of that name: the name is taken");
+    await clearLeftovers(host, proven.lv);
+    assert.deepStrictEqual(proven.removed, ["volume orphan"]);
     assert.deepStrictEqual(journal(), []);
+    // a create killed before it had an identity: reported, never deleted
+    fs.writeFileSync(file, JSON.stringify([{ kind: "volume", pool: "default", name: "blind", place, pid: deadPid(), token: "u" }]));
+    const blind = hostWith({ volKey: "/p/blind" });
+    assert.ok(!(await isJournalled(blind.lv, host, "volume", "blind", "default")));
+    await clearLeftovers(host, blind.lv);
+    assert.deepStrictEqual(blind.removed, []);
+    assert.match(warnings.join("\n"), /volume default\/blind.*left alone.*virsh vol-delete --pool default blind/);
+    assert.deepStrictEqual(journal(), [], "reported once, then forgotten");
   });
 
   it("is written through a new temp file of its own (a planted link is not followed) and trusts only a regular file of this user's", async () => {
@@ -146,21 +213,22 @@ describe("leftover journal", () => {
     fs.writeFileSync(victim, "untouched");
     // the temp name an earlier version used, planted as a link
     fs.symlinkSync(victim, `${file}.${process.pid}.tmp`);
-    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "v2", id: "/p/v2" }, 1);
+    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "v2", id: MARKER }, 1);
     assert.strictEqual(fs.readFileSync(victim, "utf8"), "untouched");
     assert.ok(fs.lstatSync(file).isFile());
     assert.deepStrictEqual(fs.readdirSync(dir).filter((f) => f.endsWith(".tmp") && !fs.lstatSync(path.join(dir, f)).isSymbolicLink()), []);
     // a journal that is a link, or another user's file, is not read
     fs.rmSync(file);
-    fs.writeFileSync(victim, JSON.stringify([{ kind: "volume", pool: "default", name: "v3", place: JSON.stringify([host.address, 22, host.user, "", ""]) }]));
+    fs.writeFileSync(victim, JSON.stringify([{ kind: "volume", pool: "default", name: "v3", id: MARKER, place: JSON.stringify([host.address, 22, host.user, "", ""]) }]));
     fs.symlinkSync(victim, file);
-    assert.ok(!isJournalled(host, "volume", "v3", "default"), "a journal behind a link was trusted");
+    const v3 = hostWith({ volKey: "/p/v3", volMarker: MARKER }).lv;
+    assert.ok(!(await isJournalled(v3, host, "volume", "v3", "default")), "a journal behind a link was trusted");
     fs.rmSync(file);
     if (process.getuid?.() === 0) {
       fs.copyFileSync(victim, file);
-      assert.ok(isJournalled(host, "volume", "v3", "default"), "this user's own journal is read");
+      assert.ok(await isJournalled(v3, host, "volume", "v3", "default"), "this user's own journal is read");
       fs.chownSync(file, 65534, 65534);
-      assert.ok(!isJournalled(host, "volume", "v3", "default"), "another user's journal was trusted");
+      assert.ok(!(await isJournalled(v3, host, "volume", "v3", "default")), "another user's journal was trusted");
     }
     fs.rmSync(`${file}.${process.pid}.tmp`);
   });
@@ -171,7 +239,7 @@ describe("leftover journal", () => {
     process.env.PULUMI_KVM_JOURNAL = path.join(shared, "leftovers.json");
     try {
       const making = new Making(unreachable, host);
-      await assert.rejects(making.make({ kind: "volume", pool: "default", name: "x" }, async () => ({ key: "/p/x" }), (v) => v.key), /can be written by other users; set PULUMI_KVM_JOURNAL/);
+      await assert.rejects(making.make({ kind: "volume", pool: "default", name: "x" }, async () => ({ key: "/p/x" })), /can be written by other users; set PULUMI_KVM_JOURNAL/);
       assert.ok(!fs.existsSync(path.join(shared, "leftovers.json")));
     } finally {
       process.env.PULUMI_KVM_JOURNAL = file;

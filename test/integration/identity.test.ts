@@ -1,0 +1,233 @@
+// Objects are known by identity, not by name, against the lab. For every kind: the stack
+// makes an object, someone else removes it and makes another under the same name; then
+// read reports the resource gone, update refuses, delete leaves the other object alone
+// and says so, and check reports the name as taken. And a create killed with SIGKILL:
+// its leftover is removed by the next operation only while it proves to be the one made.
+import * as assert from "assert";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { spawn } from "child_process";
+import { setLogSink } from "../../provider/log";
+import { domainProvider, DomainInputs } from "../../provider/resources/domain";
+import { imageProvider, ImageInputs } from "../../provider/resources/image";
+import { networkProvider, NetworkInputs } from "../../provider/resources/network";
+import { clearLeftovers } from "../../provider/resources/rollback";
+import { storagePoolProvider } from "../../provider/resources/storage-pool";
+import { volumeProvider, VolumeInputs } from "../../provider/resources/volume";
+import { hostPool } from "../../provider/pool/host-pool";
+import { checked } from "../support/checked";
+import { labHost } from "../support/hosts";
+import { labEnv } from "../support/lab";
+import { domainNames, networkNames, poolNames, virsh, volumeNames } from "../support/virsh";
+
+interface Provider {
+  check(olds: any, news: any): Promise<{ inputs: any; failures: { property: string; reason: string }[] }>;
+  create(inputs: any): Promise<{ id: string; outs: any }>;
+  read(id: string, props: any): Promise<{ id: string; props: any }>;
+  update?(id: string, olds: any, news: any): Promise<unknown>;
+  delete(id: string, props: any): Promise<void>;
+}
+
+interface Case {
+  kind: string;
+  provider: Provider;
+  inputs: () => Record<string, unknown>;
+  /** Removes the stack's object and makes another of that name, as someone else would with virsh. */
+  remake: (outs: any) => void;
+  exists: (outs: any) => boolean;
+  /** Removes the other object at the end. */
+  cleanup: (outs: any) => void;
+  /** Inputs of an update that must reach the host. */
+  change?: (outs: any) => Record<string, unknown>;
+}
+
+describe("identity: objects remade by someone else under the same name", function () {
+  this.timeout(240_000);
+  const tag = `id${process.pid}`;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "identity-"));
+  const warnings: string[] = [];
+  const lab = () => labEnv();
+  const host = () => labHost(lab());
+  const vol = (name: string) => ["--pool", lab().pool, name];
+
+  before(() => setLogSink((l) => warnings.push(l)));
+  after(() => {
+    setLogSink(undefined);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  const cases: Case[] = [
+    {
+      kind: "Image", provider: imageProvider,
+      inputs: () => ({ name: `${tag}-image`, source: { path: lab().image } }),
+      // the same bytes, uploaded again by someone else
+      remake: (o) => { virsh(["vol-delete", ...vol(o.name)]); virsh(["vol-create-as", lab().pool, o.name, "64M", "--format", "qcow2"]); virsh(["vol-upload", ...vol(o.name), lab().image]); },
+      exists: (o) => volumeNames(lab()).includes(o.name), cleanup: (o) => virsh(["vol-delete", ...vol(o.name)]),
+    },
+    {
+      kind: "qcow2 Volume", provider: volumeProvider,
+      inputs: () => ({ name: `${tag}-qcow2`, capacity: "16MiB" }),
+      // the same format and size: only the identity in its header tells them apart
+      remake: (o) => { virsh(["vol-delete", ...vol(o.name)]); virsh(["vol-create-as", lab().pool, o.name, "16M", "--format", "qcow2"]); },
+      exists: (o) => volumeNames(lab()).includes(o.name), cleanup: (o) => virsh(["vol-delete", ...vol(o.name)]),
+      change: () => ({ capacity: "32MiB" }),
+    },
+    {
+      kind: "raw Volume", provider: volumeProvider,
+      inputs: () => ({ name: `${tag}-raw`, capacity: "16MiB", format: "raw" }),
+      // a raw volume is known by its shape (docs/resources.md): this one has another size
+      remake: (o) => { virsh(["vol-delete", ...vol(o.name)]); virsh(["vol-create-as", lab().pool, o.name, "8M", "--format", "raw"]); },
+      exists: (o) => volumeNames(lab()).includes(o.name), cleanup: (o) => virsh(["vol-delete", ...vol(o.name)]),
+    },
+    {
+      kind: "StoragePool", provider: storagePoolProvider,
+      inputs: () => ({ name: `${tag}-pool`, path: `/var/lib/libvirt/${tag}-pool` }),
+      // inactive, as the issue found: an inactive pool used to have its directory deleted
+      remake: (o) => { virsh(["pool-destroy", o.name]); virsh(["pool-undefine", o.name]); virsh(["pool-define-as", o.name, "dir", "--target", o.path]); },
+      exists: (o) => poolNames().includes(o.name) && fs.existsSync(o.path), cleanup: (o) => { virsh(["pool-undefine", o.name]); fs.rmSync(o.path, { recursive: true, force: true }); },
+      change: () => ({ autostart: false }),
+    },
+    {
+      kind: "Network", provider: networkProvider,
+      inputs: () => ({ name: `${tag}-net`, mode: "isolated", addresses: ["192.168.182.1/24"] }),
+      remake: (o) => {
+        virsh(["net-destroy", o.name]);
+        virsh(["net-undefine", o.name]);
+        const xml = path.join(tmp, "net.xml");
+        fs.writeFileSync(xml, `<network><name>${o.name}</name><ip address='192.168.183.1' prefix='24'/></network>`);
+        virsh(["net-define", xml]);
+        virsh(["net-start", o.name]);
+      },
+      exists: (o) => networkNames().includes(o.name), cleanup: (o) => { virsh(["net-destroy", o.name]); virsh(["net-undefine", o.name]); },
+      change: (o) => ({ dhcp: undefined, autostart: !o.autostart }),
+    },
+    {
+      kind: "Domain (and its seed)", provider: domainProvider,
+      inputs: () => ({ name: `${tag}-vm`, type: "qemu", memory: "128MiB", running: false, disks: [{ volume: `${tag}-vm-disk`, format: "raw" }], cloudInit: { hostname: `${tag}-vm` } }),
+      remake: (o) => {
+        virsh(["undefine", o.name]);
+        virsh(["vol-delete", ...vol(o.seedVolume)]);
+        virsh(["vol-create-as", lab().pool, o.seedVolume, "1M", "--format", "raw"]);
+        const xml = path.join(tmp, "dom.xml");
+        fs.writeFileSync(xml, `<domain type='qemu'><name>${o.name}</name><memory unit='MiB'>64</memory><os><type>hvm</type></os></domain>`);
+        virsh(["define", xml]);
+      },
+      exists: (o) => domainNames().includes(o.name) && volumeNames(lab()).includes(o.seedVolume),
+      cleanup: (o) => { virsh(["undefine", o.name]); virsh(["vol-delete", ...vol(o.seedVolume)]); },
+    },
+  ];
+
+  before(() => virsh(["vol-create-as", lab().pool, `${tag}-vm-disk`, "8M", "--format", "raw"]));
+  after(() => virsh(["vol-delete", ...vol(`${tag}-vm-disk`)]));
+
+  for (const c of cases) {
+    it(`${c.kind}: read says gone, update refuses, delete leaves the other object alone and says so, check says the name is taken`, async () => {
+      const inputs = await checked(c.provider, { host: host(), ...c.inputs() });
+      const { id, outs } = await c.provider.create(inputs);
+      try {
+        c.remake(outs);
+        assert.strictEqual((await c.provider.read(id, outs)).id, "", "read took over the other object");
+        // a preview of the program after that refresh: the resource is new, and its name is taken
+        const fresh = await c.provider.check(undefined, { host: host(), ...c.inputs() });
+        assert.ok(fresh.failures.some((f) => f.property === "name" && /already exists/.test(f.reason)), JSON.stringify(fresh.failures));
+        if (c.change && c.provider.update) {
+          const news = await checked(c.provider, { ...inputs, ...c.change(outs) }, outs);
+          await assert.rejects(c.provider.update(id, outs, news), /not the one this stack made/);
+        }
+        warnings.length = 0;
+        await c.provider.delete(id, outs);
+        assert.ok(c.exists(outs), "delete removed the other object");
+        assert.match(warnings.join("\n"), /is not the one this stack made.*left it alone/);
+      } finally {
+        c.cleanup(outs);
+      }
+    });
+  }
+
+  /** Runs a create in another process and kills it with SIGKILL once libvirt answered `rpc`. */
+  async function killedCreate(kind: string, inputs: object, rpc: string, journal: string): Promise<void> {
+    const child = spawn(process.execPath, [path.join(__dirname, "../support/create-child.js"), kind, JSON.stringify(inputs)], {
+      env: { ...process.env, PULUMI_KVM_LOG: "1", PULUMI_KVM_JOURNAL: journal }, stdio: ["ignore", "pipe", "pipe"],
+    });
+    let err = "";
+    let killed = false;
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on("data", (d: Buffer) => {
+        err += d.toString();
+        if (!killed && err.includes(`rpc=${rpc}`)) {
+          killed = true;
+          child.kill("SIGKILL");
+        }
+      });
+      child.on("close", (code, signal) => (killed && signal === "SIGKILL" ? resolve() : reject(new Error(`the create ended (${code ?? signal}) before ${rpc}: ${err}`))));
+    });
+  }
+
+  it("a create killed with SIGKILL: its leftover, proven by the identity journalled before it existed, goes with the next operation; another object that took the name is left alone", async () => {
+    const journal = path.join(tmp, "journal.json");
+    const previous = process.env.PULUMI_KVM_JOURNAL;
+    process.env.PULUMI_KVM_JOURNAL = journal;
+    try {
+      const net = { host: host(), name: `${tag}-killed`, mode: "isolated", addresses: ["192.168.184.1/24"] } as NetworkInputs;
+      await killedCreate("network", net, "virNetworkDefineXML", journal);
+      const entry = JSON.parse(fs.readFileSync(journal, "utf8"))[0];
+      assert.strictEqual(entry.name, net.name);
+      assert.match(entry.id, /^[0-9a-f]{32}$/, "the journal holds the UUID chosen before the define");
+      assert.ok(networkNames().includes(net.name));
+      // preview counts the name of our own leftover as free
+      assert.deepStrictEqual((await networkProvider.check(undefined, net)).failures, []);
+      // someone else takes the name before the next operation
+      virsh(["net-undefine", net.name]);
+      fs.writeFileSync(path.join(tmp, "other.xml"), `<network><name>${net.name}</name></network>`);
+      virsh(["net-define", path.join(tmp, "other.xml")]);
+      const taken = await networkProvider.check(undefined, net);
+      assert.deepStrictEqual(taken.failures.map((f) => f.property), ["name"], "preview counted someone else's network as our leftover");
+      warnings.length = 0;
+      await hostPool.run(net.host, (lv) => clearLeftovers(net.host, lv));
+      assert.ok(networkNames().includes(net.name), "the next operation removed someone else's network");
+      assert.match(warnings.join("\n"), /someone else's and was left alone/);
+      virsh(["net-undefine", net.name]);
+
+      // the same kill again, and nobody touches it: the next create removes our leftover and makes its own
+      await killedCreate("network", net, "virNetworkDefineXML", journal);
+      const { outs } = await networkProvider.create(await checked(networkProvider, net));
+      assert.notStrictEqual(outs.uuid.replace(/-/g, ""), JSON.parse(fs.readFileSync(journal, "utf8"))[0]?.id);
+      assert.deepStrictEqual(JSON.parse(fs.readFileSync(journal, "utf8")), []);
+      await networkProvider.delete(outs.uuid, outs);
+      assert.ok(!networkNames().includes(net.name));
+
+      // a qcow2 volume: its identity is in the journal before the volume exists
+      const disk = { host: host(), name: `${tag}-killed.qcow2`, capacity: "16MiB" } as VolumeInputs;
+      await killedCreate("volume", disk, "virStorageVolUpload", journal);
+      assert.match(JSON.parse(fs.readFileSync(journal, "utf8"))[0].id, /^[0-9a-f-]{36}$/);
+      assert.ok(volumeNames(lab()).includes(disk.name));
+      const made = await volumeProvider.create(await checked(volumeProvider, disk));
+      assert.deepStrictEqual(JSON.parse(fs.readFileSync(journal, "utf8")), [], "the leftover, proven, was removed by the next create");
+      await volumeProvider.delete(made.id, made.outs);
+    } finally {
+      if (previous === undefined) delete process.env.PULUMI_KVM_JOURNAL;
+      else process.env.PULUMI_KVM_JOURNAL = previous;
+    }
+  });
+
+  it("a Volume made from an Image proves itself after qemu rewrote its header (a resize), and a VM can use it", async () => {
+    const img = (await imageProvider.create(await checked(imageProvider, { host: host(), name: `${tag}-base`, source: { path: lab().image } } as ImageInputs))).outs;
+    const disk = (await volumeProvider.create(await checked(volumeProvider, { host: host(), name: `${tag}-overlay`, baseImage: img.name, sourceFormat: img.format } as VolumeInputs))).outs;
+    try {
+      assert.match(disk.identity?.marker ?? "", /^[0-9a-f-]{36}$/);
+      const grown = await checked(volumeProvider, { host: host(), name: disk.name, baseImage: img.name, sourceFormat: img.format, capacity: "128MiB" } as VolumeInputs, disk);
+      const { outs } = (await volumeProvider.update!(disk.key, disk, grown)) as { outs: typeof disk };
+      assert.strictEqual(outs.capacityBytes, 128 * 1024 * 1024);
+      assert.strictEqual((await volumeProvider.read(outs.key, outs)).id, outs.key, "the identity survived qemu-img resize");
+      const vm = (await domainProvider.create(await checked(domainProvider, {
+        host: host(), name: `${tag}-user`, type: "qemu", memory: "128MiB", disks: [{ volume: outs.name, format: "qcow2", backing: outs.backing }],
+      } as DomainInputs))).outs;
+      await domainProvider.delete(vm.uuid, vm);
+      await volumeProvider.delete(outs.key, outs);
+      assert.ok(!volumeNames(lab()).includes(disk.name));
+    } finally {
+      await imageProvider.delete(img.key, img);
+    }
+  });
+});
