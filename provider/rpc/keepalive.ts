@@ -1,5 +1,5 @@
-// libvirt's keepalive program (virkeepaliveprotocol.x): a PING after `interval`
-// seconds of silence, the link declared dead after `count` unanswered PINGs. Any
+// libvirt's keepalive program (virkeepaliveprotocol.x): a PING every `interval` seconds
+// of silence, the link declared dead after `count` unanswered PINGs. Any
 // received packet counts as life. PONGs to the daemon's PINGs are the client's job.
 import { encodePacket, KeepaliveProc, MessageStatus, MessageType, Program, PROGRAM_VERSION } from "./packet";
 
@@ -19,21 +19,28 @@ export interface KeepaliveLink {
 
 export class Keepalive {
   private lastReceived = Date.now();
+  private lastPing = 0;
   private unanswered = 0;
   private readonly timer: NodeJS.Timeout;
 
+  /**
+   * As libvirt's own client: a PING every `intervalSeconds` while the peer is silent, and
+   * the link dead when `count` of them went unanswered, interval × (count + 1) seconds
+   * after the peer's last packet.
+   */
   constructor(link: KeepaliveLink, intervalSeconds: number, count: number) {
     const ms = intervalSeconds * 1000;
     this.timer = setInterval(() => {
-      if (Date.now() - this.lastReceived < ms) return;
+      if (Date.now() - Math.max(this.lastReceived, this.lastPing) < ms) return;
       if (this.unanswered >= count) {
         this.stop();
         link.dead(`libvirtd did not answer for ${Math.round((Date.now() - this.lastReceived) / 1000)} s (keepalive: ${count} pings every ${intervalSeconds} s)`);
         return;
       }
       this.unanswered++;
+      this.lastPing = Date.now();
       link.send(PING);
-    }, Math.max(100, Math.min(ms, 1000)));
+    }, Math.max(20, Math.min(ms / 10, 1000)));
     this.timer.unref();
   }
 

@@ -132,8 +132,9 @@ for (const leg of testLegs()) {
       const lab = labEnv();
       const name = `e2epool${tag}`;
       virsh(["pool-define-as", name, "dir", "--target", path.join(lab.poolDir, "..", name)]);
-      const e = await e2eStack(quickstartProgram(), `e2epool${tag}`, { pool: name, prefix: `pl${tag}` }, legEnv(legProject(leg)));
+      let e: E2eStack | undefined;
       try {
+        e = await e2eStack(quickstartProgram(), `e2epool${tag}`, { pool: name, prefix: `pl${tag}` }, legEnv(legProject(leg)));
         await assert.rejects(e.stack.preview(), (err: Error) => {
           assert.match(err.message, new RegExp(`storage pool "${name}" is inactive`));
           assert.match(err.message, /stage: pool/);
@@ -141,7 +142,7 @@ for (const leg of testLegs()) {
         });
       } finally {
         virsh(["pool-undefine", name]);
-        await e.remove();
+        await e?.remove();
       }
     });
   });
