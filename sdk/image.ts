@@ -13,8 +13,15 @@ export interface ImageSourceArgs {
   url?: pulumi.Input<string>;
   /** A local file. */
   path?: pulumi.Input<string>;
-  /** Expected sha256 (hex); verified before anything is created on the host. */
+  /** Expected sha256 (hex), verified on the bytes sent before the image counts as made. At most one of sha256, sha512, checksumUrl. */
   sha256?: pulumi.Input<string>;
+  /** Expected sha512 (hex), as Debian publishes them (SHA512SUMS). */
+  sha512?: pulumi.Input<string>;
+  /**
+   * A SHA256SUMS or SHA512SUMS file (http/https); its line for the image's file name is
+   * the expected digest. The file's own integrity is yours: prefer https.
+   */
+  checksumUrl?: pulumi.Input<string>;
 }
 
 export interface ImageArgs extends StorageArgs {
@@ -26,12 +33,14 @@ export interface ImageArgs extends StorageArgs {
 /** A base disk image uploaded into a storage pool. */
 export class Image extends StorageResource {
   public readonly sha256!: pulumi.Output<string>;
+  /** When the source gave a sha512 (or its checksum file did). */
+  public readonly sha512!: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: ImageArgs, opts?: pulumi.CustomResourceOptions) {
     const source = pulumi.output(args.source).apply((s) => (s?.url && urlHasSecrets(s.url) ? pulumi.secret(s) : s));
     super(providerShim, name, {
       ...args, source, host: hostInput(args.host), resourceName: name,
-      kvmKind: "Image", path: undefined, key: undefined, capacityBytes: undefined, sha256: undefined,
+      kvmKind: "Image", path: undefined, key: undefined, capacityBytes: undefined, sha256: undefined, sha512: undefined,
       format: args.format, name: args.name,
     }, withLegacyAlias(opts), MODULE, "Image");
   }

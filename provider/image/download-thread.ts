@@ -6,19 +6,20 @@ import * as path from "path";
 import { Worker } from "worker_threads";
 import { DownloadError } from "./download";
 import type { DownloadJob, WorkerMessage } from "./download-worker";
+import type { Digests } from "./source";
 
 export interface ThreadedDownload {
   length?: number;
   /** The bytes in batches, each valid until the next is asked for; fails with a DownloadError as the download does. */
   body: AsyncGenerator<Buffer>;
-  /** The sha256 of the body; settles when the body has ended. */
-  sha256: Promise<string>;
+  /** The digests of the body; settles when the body has ended. */
+  digests: Promise<Digests>;
   /** Stops the download (the body's own end or failure stops it too). */
   close(): Promise<void>;
 }
 
-export async function downloadInThread(url: string, batchBytes = 1024 * 1024, window = 4): Promise<ThreadedDownload> {
-  const job: DownloadJob = { url, batchBytes, window };
+export async function downloadInThread(url: string, sha512: boolean, batchBytes = 1024 * 1024, window = 4): Promise<ThreadedDownload> {
+  const job: DownloadJob = { url, batchBytes, window, sha512 };
   const worker = new Worker(path.join(__dirname, "download-worker.js"), { workerData: job });
   const inbox: WorkerMessage[] = [];
   let wake: (() => void) | undefined;
@@ -44,9 +45,9 @@ export async function downloadInThread(url: string, batchBytes = 1024 * 1024, wi
     await close();
     throw new DownloadError(first.type === "error" ? first.message : "the download thread answered out of order", first.type === "error" && first.permanent);
   }
-  let settle!: { resolve(s: string): void; reject(e: Error): void };
-  const sha256 = new Promise<string>((resolve, reject) => { settle = { resolve, reject }; });
-  sha256.catch(() => undefined); // read only after a body that ended
+  let settle!: { resolve(d: Digests): void; reject(e: Error): void };
+  const digests = new Promise<Digests>((resolve, reject) => { settle = { resolve, reject }; });
+  digests.catch(() => undefined); // read only after a body that ended
   async function* body(): AsyncGenerator<Buffer> {
     try {
       for (;;) {
@@ -56,7 +57,7 @@ export async function downloadInThread(url: string, batchBytes = 1024 * 1024, wi
           // the consumer is done with it: the memory goes back
           worker.postMessage(m.data.buffer, [m.data.buffer as ArrayBuffer]);
         } else if (m.type === "end") {
-          settle.resolve(m.sha256);
+          settle.resolve(m.digests);
           return;
         } else {
           const err = new DownloadError(m.type === "error" ? m.message : "the download thread answered out of order", m.type === "error" && m.permanent);
@@ -68,5 +69,5 @@ export async function downloadInThread(url: string, batchBytes = 1024 * 1024, wi
       await close();
     }
   }
-  return { length: first.length, body: body(), sha256, close };
+  return { length: first.length, body: body(), digests, close };
 }

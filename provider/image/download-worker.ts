@@ -7,18 +7,21 @@
 import * as crypto from "crypto";
 import { parentPort, workerData } from "worker_threads";
 import { DownloadError, openDownload } from "./download";
+import type { Digests } from "./source";
 
 export interface DownloadJob {
   url: string;
   batchBytes: number;
   window: number;
+  /** Hash with sha512 too (a source that gives one to verify). */
+  sha512: boolean;
 }
 
 /** What the worker tells its parent, in order: opened, data…, end; or error at any point. */
 export type WorkerMessage =
   | { type: "opened"; length?: number }
   | { type: "data"; data: Uint8Array }
-  | { type: "end"; sha256: string }
+  | { type: "end"; digests: Digests }
   | { type: "error"; message: string; permanent: boolean };
 
 const job = workerData as DownloadJob;
@@ -38,6 +41,7 @@ async function main(): Promise<void> {
   const opened = await openDownload(job.url);
   port.postMessage({ type: "opened", length: opened.length } satisfies WorkerMessage);
   const hash = crypto.createHash("sha256");
+  const hash512 = job.sha512 ? crypto.createHash("sha512") : undefined;
   let parts: Buffer[] = [];
   let size = 0;
   const flush = async () => {
@@ -56,12 +60,14 @@ async function main(): Promise<void> {
   };
   for await (const chunk of opened.body) {
     hash.update(chunk);
+    hash512?.update(chunk);
     if (size + chunk.length > job.batchBytes) await flush();
     parts.push(chunk);
     size += chunk.length;
   }
   await flush();
-  port.postMessage({ type: "end", sha256: hash.digest("hex") } satisfies WorkerMessage);
+  const digests: Digests = { sha256: hash.digest("hex"), ...(hash512 ? { sha512: hash512.digest("hex") } : {}) };
+  port.postMessage({ type: "end", digests } satisfies WorkerMessage);
 }
 
 main().catch((err: unknown) => {

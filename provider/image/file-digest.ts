@@ -1,4 +1,4 @@
-// The sha256 of a local image file, computed in a worker thread: hashing a gigabyte
+// The sha256 (or sha512) of a local image file, computed in a worker thread: hashing a gigabyte
 // takes a core for a second, and the thread that runs uploads and libvirt calls must
 // not give it that (an upload hashes its file while it sends it, on the other core).
 // Each version of a file (device, inode, size, mtime) is hashed once per process.
@@ -12,7 +12,7 @@ const WORKER = `
 const { parentPort, workerData } = require("worker_threads");
 const crypto = require("crypto");
 const fs = require("fs");
-const h = crypto.createHash("sha256");
+const h = crypto.createHash(workerData.algorithm);
 const SIZE = 4 * 1024 * 1024;
 const buf = Buffer.allocUnsafe(SIZE);
 const zeros = Buffer.alloc(SIZE);
@@ -44,13 +44,13 @@ export function fileVersion(file: string): string {
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
 }
 
-function hashInWorker(file: string): Promise<string> {
+function hashInWorker(file: string, algorithm: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const fd = fs.openSync(file, "r");
-    let job: { file: string; size: number; ranges: [number, number][] };
+    let job: { file: string; size: number; ranges: [number, number][]; algorithm: string };
     try {
       const size = fs.fstatSync(fd).size;
-      job = { file, size, ranges: dataRanges(fd, size) };
+      job = { file, size, ranges: dataRanges(fd, size), algorithm };
     } finally {
       fs.closeSync(fd);
     }
@@ -63,10 +63,15 @@ function hashInWorker(file: string): Promise<string> {
 
 /** The sha256 (hex) of a file's content, computed once per version of the file in this process. */
 export function sha256File(file: string): Promise<string> {
-  const key = fileVersion(file);
+  return fileDigest(file, "sha256");
+}
+
+/** A digest (hex) of a file's content, computed once per version of the file and algorithm in this process. */
+export function fileDigest(file: string, algorithm: "sha256" | "sha512"): Promise<string> {
+  const key = `${algorithm} ${fileVersion(file)}`;
   let digest = digests.get(key);
   if (!digest) {
-    digest = hashInWorker(file);
+    digest = hashInWorker(file, algorithm);
     digests.set(key, digest);
     digest.catch(() => digests.delete(key));
   }

@@ -15,6 +15,15 @@ export interface ImageSource {
   url?: string;
   path?: string;
   sha256?: string;
+  sha512?: string;
+  /** A SHA256SUMS or SHA512SUMS file whose line for the image's file name check turns into sha256 or sha512. */
+  checksumUrl?: string;
+}
+
+/** What the upload's bytes hash to; sha512 when the source gives one to verify. */
+export interface Digests {
+  sha256: string;
+  sha512?: string;
 }
 
 /** A local source path as the program gave it, resolved against the program's directory. */
@@ -26,8 +35,8 @@ export interface ImageStream {
   header: ImageHeader;
   /** The image from its first byte, each byte read once (a file's holes not at all). A buffer is valid until the next is read. */
   body: AsyncIterable<Buffer | Hole>;
-  /** The sha256 of the whole image; only after `body` ended. */
-  sha256(): Promise<string>;
+  /** The digests of the whole image as sent; only after `body` ended. */
+  digests(): Promise<Digests>;
   /** Stops a download the upload did not finish. */
   close(): Promise<void>;
 }
@@ -37,7 +46,7 @@ export interface ImageStream {
  * sha256 computed on the very buffers it sends (holes as zeros): a file changed after
  * check (or while it uploads) is judged by what reached the host, never by an earlier read.
  */
-async function fileImage(file: string): Promise<ImageStream> {
+async function fileImage(file: string, sha512: boolean): Promise<ImageStream> {
   if (!fs.existsSync(file)) throw new KvmError("permanent", `${file} does not exist`, { property: "source.path", fix: "Give the path of a local image file" });
   const fileSize = fs.statSync(file).size;
   // the upload copies each read into its frames before it asks for the next
@@ -49,21 +58,24 @@ async function fileImage(file: string): Promise<ImageStream> {
     await stop();
     throw err;
   }
-  const hash = crypto.createHash("sha256");
-  let digest: string | undefined;
+  const hashes = [crypto.createHash("sha256"), ...(sha512 ? [crypto.createHash("sha512")] : [])];
+  let digests: Digests | undefined;
   async function* hashed(): AsyncGenerator<Buffer | Hole> {
     for await (const item of whole) {
-      if (Buffer.isBuffer(item)) hash.update(item);
-      else hashZeros(hash, item.hole);
+      for (const hash of hashes) {
+        if (Buffer.isBuffer(item)) hash.update(item);
+        else hashZeros(hash, item.hole);
+      }
       yield item;
     }
-    digest = hash.digest("hex");
+    const [sha256, sha512sum] = hashes.map((h) => h.digest("hex"));
+    digests = { sha256, ...(sha512sum ? { sha512: sha512sum } : {}) };
   }
   return {
     header, body: hashed(), close: stop,
-    sha256: async () => {
-      if (!digest) throw new Error("the image's sha256 is known only once all of it was sent");
-      return digest;
+    digests: async () => {
+      if (!digests) throw new Error("the image's digests are known only once all of it was sent");
+      return digests;
     },
   };
 }
@@ -101,8 +113,8 @@ async function peekHead<T extends Buffer | Hole>(body: AsyncGenerator<T>): Promi
 }
 
 /** An image URL downloaded (and hashed) on another thread while it uploads; the size comes from the qcow2 header or Content-Length. */
-async function urlImage(url: string, host: string): Promise<ImageStream> {
-  const download = await downloadInThread(url);
+async function urlImage(url: string, host: string, sha512: boolean): Promise<ImageStream> {
+  const download = await downloadInThread(url, sha512);
   try {
     const { head, whole } = await peekHead(download.body);
     const header = parseImageHeader(head, download.length ?? 0);
@@ -111,7 +123,7 @@ async function urlImage(url: string, host: string): Promise<ImageStream> {
         property: "source.url", host, fix: "Serve it with a Content-Length, convert it to qcow2, or download it and give source.path",
       });
     }
-    return { header, body: whole, close: download.close, sha256: () => download.sha256 };
+    return { header, body: whole, close: download.close, digests: () => download.digests };
   } catch (err) {
     await download.close();
     throw err;
@@ -130,18 +142,22 @@ export function downloadFailure(err: unknown): unknown {
 export async function openImage(source: ImageSource, host: string): Promise<ImageStream> {
   if (!source.path && !source.url) throw new KvmError("permanent", "give source.path or source.url", { property: "source" });
   try {
-    return source.path ? await fileImage(sourceFile(source.path)) : await urlImage(source.url!, host);
+    const sha512 = !!source.sha512;
+    return source.path ? await fileImage(sourceFile(source.path), sha512) : await urlImage(source.url!, host, sha512);
   } catch (err) {
     if (err instanceof UnsupportedImageFormat) throw new KvmError("permanent", err.message, { property: "source", host });
     throw downloadFailure(err);
   }
 }
 
-/** Refuses bytes whose sha256 is not the one the program gave; nothing counts as made. */
-export function verifySha256(source: ImageSource, sha256: string, host: string): void {
-  if (source.sha256 && source.sha256.toLowerCase() !== sha256) {
-    throw new KvmError("permanent", `the image's sha256 is ${sha256}, not the expected ${source.sha256}`, {
-      property: "source.sha256", host, fix: "Check the URL or path and the checksum; nothing was left on the host",
-    });
+/** Refuses bytes whose sha256 or sha512 is not the one the program gave (or its checksum file); nothing counts as made. */
+export function verifyDigests(source: ImageSource, digests: Digests, host: string): void {
+  for (const algorithm of ["sha256", "sha512"] as const) {
+    const expected = source[algorithm]?.toLowerCase();
+    if (expected && expected !== digests[algorithm]) {
+      throw new KvmError("permanent", `the image's ${algorithm} is ${digests[algorithm]}, not the expected ${expected}${source.checksumUrl ? ` (from ${displayUrl(source.checksumUrl)})` : ""}`, {
+        property: source.checksumUrl ? "source.checksumUrl" : `source.${algorithm}`, host, fix: "Check the URL or path and the checksum; nothing was left on the host",
+      });
+    }
   }
 }

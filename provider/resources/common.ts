@@ -5,7 +5,7 @@ import { explain, isLoginRefused, KvmError } from "../errors";
 import { warn } from "../log";
 import { hostPool } from "../pool/host-pool";
 import { ResourceContext } from "./context";
-import { HostConfig } from "../ssh/host";
+import { expandHome, HostConfig } from "../ssh/host";
 
 /** The value Pulumi passes for inputs not known yet (preview). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -56,11 +56,12 @@ export function checkHostInput(failures: Failures, host: unknown): HostConfig | 
   if (typeof h.address !== "string" || !h.address.trim() || /\s/.test(h.address)) bad("address", "must be a host name, IP address or ~/.ssh/config alias");
   if (h.port !== undefined && (!Number.isInteger(h.port) || h.port < 1 || h.port > 65535)) bad("port", `must be a port number 1-65535, got ${JSON.stringify(h.port)}`);
   if (h.user !== undefined && (typeof h.user !== "string" || !/^[A-Za-z0-9._][A-Za-z0-9._-]*$/.test(h.user))) bad("user", `must be a user name, got ${JSON.stringify(h.user)}`);
-  for (const p of ["privateKeyPath", "knownHostsPath", "sshConfigPath"] as const) {
+  // kept as written ("~/…", "./…"): resolved where each operation runs, so another checkout
+  // or another home directory refreshes and destroys the stack with its own files
+  for (const p of HOST_PATHS) {
     const v = h[p];
     if (v === undefined || isUnknown(v)) continue;
     if (typeof v !== "string" || !v) bad(p, "must be a file path");
-    else if (!v.startsWith("~") && v !== "none") h[p] = path.resolve(v);
   }
   if (h.socketPath !== undefined && (typeof h.socketPath !== "string" || !h.socketPath.startsWith("/"))) bad("socketPath", "must be an absolute path on the host, e.g. /var/run/libvirt/libvirt-sock");
   if (h.uri !== undefined && (typeof h.uri !== "string" || !/^[a-z0-9+]+:\/\//.test(h.uri))) bad("uri", `must be a libvirt URI such as qemu:///system, got ${JSON.stringify(h.uri)}`);
@@ -76,6 +77,24 @@ export function checkHostInput(failures: Failures, host: unknown): HostConfig | 
     if (v !== undefined && (typeof v !== "number" || !(v > 0))) bad(p, `must be a positive number, got ${JSON.stringify(v)}`);
   }
   return h;
+}
+
+const HOST_PATHS = ["privateKeyPath", "knownHostsPath", "sshConfigPath"] as const;
+
+/** The host with its file paths resolved here (`~` and relative ones), for comparing. */
+function resolvedHere(h: HostConfig | undefined): HostConfig | undefined {
+  if (!h || typeof h !== "object") return h;
+  const out = { ...h };
+  for (const p of HOST_PATHS) {
+    const v = out[p];
+    if (typeof v === "string" && v !== "none" && !isUnknown(v)) out[p] = path.resolve(expandHome(v));
+  }
+  return out;
+}
+
+/** The same host and login: paths count as the same file, however written (a record of an older version holds absolute ones). */
+export function sameLogin(a: HostConfig | undefined, b: HostConfig | undefined): boolean {
+  return deepEqual(resolvedHere(a), resolvedHere(b));
 }
 
 /** The host check of `check`: reachable, pool exists and runs (memoised per host). */

@@ -9,7 +9,7 @@ import { DomainRef, DomainXmlFlags, isLibvirtError, Libvirt, UndefineFlags, unle
 import { domainXml, OWNER_NS, parseDomainXml } from "../xml/domain";
 import { alreadyExists, differences, refuseAdoption } from "./adopt";
 import { checkClaims, Claim, rememberStackNames } from "./collisions";
-import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, isUnknown, leftAlone, recorded, sameHost } from "./common";
+import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, isUnknown, leftAlone, recorded, sameHost, sameLogin } from "./common";
 import { checkInputs, DomainInputs, DomainOutputs, seedPoolFor, shutdownMs, waitSpec } from "./domain-inputs";
 import { ArpTableUnreadable, interfaceAddresses, leaseSnapshot, LeaseSnapshot, waitForAddress } from "./domain-ip";
 import { isActive, isActiveState, stopGracefully } from "./domain-power";
@@ -150,7 +150,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
       for (const k of REPLACE_KEYS) if (!deepEqual(olds[k], news[k])) replaces.push(k);
       const updates = redefinedKeys(olds, news);
       const changes = replaces.length > 0 || updates.length > 0 || olds.running !== news.running || olds.autostart !== news.autostart
-        || !deepEqual(olds.host, news.host) || !deepEqual(olds.waitForIp, news.waitForIp) || olds.shutdownTimeout !== news.shutdownTimeout || olds.adopt !== news.adopt;
+        || !sameLogin(olds.host, news.host) || !deepEqual(olds.waitForIp, news.waitForIp) || olds.shutdownTimeout !== news.shutdownTimeout || olds.adopt !== news.adopt;
       const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
       return result;
     },

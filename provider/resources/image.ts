@@ -1,16 +1,18 @@
 // The Image resource: a base disk image uploaded into a storage pool.
 import * as crypto from "crypto";
 import * as fs from "fs";
+import * as path from "path";
 import { explain, KvmError } from "../errors";
 import { uploadChunks } from "../image/chunks";
 import { HEAD_BYTES, parseImageHeader, readImageHeader, UnsupportedImageFormat } from "../image/header";
 import { announcedLength, displayUrl } from "../image/download";
-import { sha256File } from "../image/file-digest";
-import { downloadFailure, ImageSource, openImage, sourceFile, verifySha256 } from "../image/source";
+import { fileDigest, sha256File } from "../image/file-digest";
+import { digestFor, fetchChecksums } from "../image/checksums";
+import { downloadFailure, ImageSource, openImage, sourceFile, verifyDigests } from "../image/source";
 import { warn } from "../log";
 import { HostConfig } from "../ssh/host";
 import { volumeXml } from "../xml/volume";
-import { checkHostHealth, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
+import { checkHostHealth, deepEqual, Failures, hostLabel, isUnknown, sameHost, sameLogin } from "./common";
 import { progressReporter } from "./progress";
 import { rememberStackNames } from "./collisions";
 import { checkStorageInputs, checkVolumeName, deleteVolume, describeVolume, domainsUsing, poolForNewVolume, readVolume, volumeClaims, volumesBackedBy } from "./storage";
@@ -38,6 +40,8 @@ export interface ImageOutputs extends ImageInputs {
   format: "qcow2" | "raw";
   capacityBytes: number;
   sha256: string;
+  /** When the source gave a sha512 (or its checksum file did). */
+  sha512?: string;
   /** Its modification time once uploaded: nothing writes a base image after that (volume-identity.ts). */
   identity?: VolumeIdentity;
 }
@@ -61,24 +65,35 @@ async function checkSource(failures: Failures, source: unknown, known: boolean):
     try { u = new URL(String(s.url)); } catch { /* reported below */ }
     if (!u || !["http:", "https:"].includes(u.protocol)) {
       failures.push({ property: "source.url", reason: `source.url must be an http:// or https:// URL, got ${displayUrl(String(s.url))}` });
-    } else if (u.protocol === "http:" && !s.sha256) {
-      warn(`source.url ${displayUrl(u.toString())} is plain http and has no sha256: anyone on the path can change the image. Give source.sha256, or use https`);
+    } else if (u.protocol === "http:" && !s.sha256 && !s.sha512 && !s.checksumUrl) {
+      warn(`source.url ${displayUrl(u.toString())} is plain http and has no checksum: anyone on the path can change the image. Give source.sha256, sha512 or checksumUrl, or use https`);
     }
   }
-  if (s.sha256 !== undefined && !isUnknown(s.sha256) && !/^[0-9a-fA-F]{64}$/.test(String(s.sha256))) {
-    failures.push({ property: "source.sha256", reason: "source.sha256 must be 64 hex digits (sha256sum's output)" });
+  const checksums = (["sha256", "sha512", "checksumUrl"] as const).filter((k) => s[k] !== undefined);
+  if (checksums.length > 1) failures.push({ property: `source.${checksums[1]}`, reason: `give one of source.sha256, source.sha512 and source.checksumUrl, not ${checksums.join(" and ")}` });
+  for (const [k, digits, tool] of [["sha256", 64, "sha256sum"], ["sha512", 128, "sha512sum"]] as const) {
+    if (s[k] !== undefined && !isUnknown(s[k]) && !new RegExp(`^[0-9a-fA-F]{${digits}}$`).test(String(s[k]))) {
+      failures.push({ property: `source.${k}`, reason: `source.${k} must be ${digits} hex digits (${tool}'s output)` });
+    }
+    if (out[k] && !isUnknown(out[k])) out[k] = String(out[k]).toLowerCase();
   }
-  if (out.sha256 && !isUnknown(out.sha256)) out.sha256 = String(out.sha256).toLowerCase();
-  if (s.path !== undefined && !isUnknown(s.path) && !isUnknown(s.sha256)) {
+  if (s.checksumUrl !== undefined && !isUnknown(s.checksumUrl) && !isUnknown(s.url) && !isUnknown(s.path) && !failures.length) {
+    Object.assign(out, await publishedDigest(failures, String(s.checksumUrl), String(s.url ?? s.path)));
+  }
+  if (s.path !== undefined && !isUnknown(s.path) && !isUnknown(s.sha256) && !isUnknown(out.sha512)) {
     // the path stays as written (another checkout resolves it to its own directory);
     // the content, by its sha256, is what identifies the image
     const file = sourceFile(String(s.path));
     if (!fs.existsSync(file)) failures.push({ property: "source.path", reason: `source.path ${file} does not exist on this machine` });
     else if (!fs.statSync(file).isFile()) failures.push({ property: "source.path", reason: `source.path ${file} is not a file` });
-    else if (!failures.length && (known || out.sha256)) {
+    else if (!failures.length && (known || out.sha256 || out.sha512)) {
+      if (out.sha512) {
+        const sha512 = await fileDigest(file, "sha512");
+        if (out.sha512 !== sha512) failures.push({ property: s.checksumUrl ? "source.checksumUrl" : "source.sha512", reason: `the sha512 ${s.checksumUrl ? `${displayUrl(s.checksumUrl)} gives` : "given"} is ${out.sha512} but ${file} has sha512 ${sha512}: fix the checksum or the file` });
+      }
       const sha256 = await sha256File(file);
       if (out.sha256 && out.sha256 !== sha256) {
-        failures.push({ property: "source.sha256", reason: `source.sha256 is ${out.sha256} but ${file} has sha256 ${sha256}: fix the checksum or the file` });
+        failures.push({ property: s.checksumUrl ? "source.checksumUrl" : "source.sha256", reason: `source.sha256 is ${out.sha256} but ${file} has sha256 ${sha256}: fix the checksum or the file` });
       }
       out.sha256 = sha256;
     }
@@ -86,10 +101,30 @@ async function checkSource(failures: Failures, source: unknown, known: boolean):
   return out;
 }
 
+/** The digest a checksum file publishes for the image's file name, as source.sha256 or source.sha512. */
+async function publishedDigest(failures: Failures, checksumUrl: string, image: string): Promise<Partial<ImageSource>> {
+  let u: URL | undefined;
+  try { u = new URL(checksumUrl); } catch { /* reported below */ }
+  if (!u || !["http:", "https:"].includes(u.protocol)) {
+    failures.push({ property: "source.checksumUrl", reason: `source.checksumUrl must be an http:// or https:// URL of a SHA256SUMS or SHA512SUMS file, got ${displayUrl(checksumUrl)}` });
+    return {};
+  }
+  const fileName = path.posix.basename(/^https?:/.test(image) ? new URL(image).pathname : image.split(path.sep).join("/"));
+  try {
+    const found = digestFor(await fetchChecksums(checksumUrl), fileName);
+    if (found) return { [found.algorithm]: found.digest };
+    failures.push({ property: "source.checksumUrl", reason: `${displayUrl(checksumUrl)} has no sha256 or sha512 line for "${fileName}", the image's file name` });
+  } catch (err) {
+    failures.push({ property: "source.checksumUrl", reason: `source.checksumUrl: ${(err as Error).message}` });
+  }
+  return {};
+}
+
 /** Whether two sources hold other bytes: by sha256 when the new one is known, else by where they point. */
 function otherContent(olds: ImageOutputs, news: ImageInputs): boolean {
   if (isUnknown(news.source)) return true;
   if (news.source?.sha256) return news.source.sha256 !== olds.sha256;
+  if (news.source?.sha512 && olds.sha512) return news.source.sha512 !== olds.sha512;
   return !deepEqual(olds.source?.url, news.source?.url) || !deepEqual(olds.source?.path, news.source?.path);
 }
 
@@ -109,26 +144,31 @@ async function adoptImage(ctx: ResourceContext, inputs: ImageInputs, host: strin
       const { existing } = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name, true);
       if (!existing) return undefined;
       const expected = inputs.source.sha256 ?? (inputs.source.path ? await sha256File(sourceFile(inputs.source.path)) : undefined);
-      if (!expected) {
+      const expected512 = inputs.source.sha512;
+      if (!expected && !expected512) {
         throw new KvmError("permanent", `cannot adopt ${what}: its bytes cannot be compared with a URL source without a checksum`, {
           host, property: "source.sha256", fix: "Give source.sha256 (the image's sha256sum), so the volume's content can be proven to be that image; nothing was changed",
         });
       }
       const hash = crypto.createHash("sha256");
+      const hash512 = expected512 ? crypto.createHash("sha512") : undefined;
       const head: Buffer[] = [];
       let size = 0;
       for await (const chunk of lv.downloadVolume(existing, { signal })) {
         hash.update(chunk);
+        hash512?.update(chunk);
         if (size < HEAD_BYTES) head.push(chunk.subarray(0, HEAD_BYTES - size));
         size += chunk.length;
       }
       const onHost = hash.digest("hex");
-      if (onHost !== expected) throw refuseAdoption(host, what, [{ property: "source", onHost: `sha256 ${onHost}`, inProgram: `sha256 ${expected}` }]);
+      if (expected && onHost !== expected) throw refuseAdoption(host, what, [{ property: "source", onHost: `sha256 ${onHost}`, inProgram: `sha256 ${expected}` }]);
+      const onHost512 = hash512?.digest("hex");
+      if (expected512 && onHost512 !== expected512) throw refuseAdoption(host, what, [{ property: "source", onHost: `sha512 ${onHost512}`, inProgram: `sha512 ${expected512}` }]);
       // the format from the bytes just proven to be the source's, never libvirt's probe
       const { format } = parseImageHeader(Buffer.concat(head), size);
       const d = await describeVolume(lv, existing);
-      const source = inputs.source.path ? { ...inputs.source, sha256: expected } : inputs.source;
-      const outs = imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? existing.key }, format, expected, sealed(d));
+      const source = inputs.source.path ? { ...inputs.source, sha256: onHost } : inputs.source;
+      const outs = { ...imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? existing.key }, format, onHost, sealed(d)), ...(onHost512 ? { sha512: onHost512 } : {}) };
       return { id: outs.key, outs };
     }, { signal });
   } catch (err) {
@@ -180,7 +220,7 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
       }
       if (otherContent(olds, news)) replaces.push("source");
       // the same bytes from another place (a checkout, a mirror) only update the record
-      const changes = replaces.length > 0 || !deepEqual(olds.host, news.host) || !deepEqual(olds.source, news.source) || olds.adopt !== news.adopt;
+      const changes = replaces.length > 0 || !sameLogin(olds.host, news.host) || !deepEqual(olds.source, news.source) || olds.adopt !== news.adopt;
       const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name && olds.pool === news.pool };
       return result;
     },
@@ -214,14 +254,15 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
             await lv.uploadVolume(vol, uploadChunks(image.body, { sparse: true }), {
               sparse: true, signal, onProgress: progressReporter(host, `${inputs.pool}/${inputs.name}`, header.fileSize),
             });
-            const sha256 = await image.sha256();
-            verifySha256(inputs.source, sha256, host);
+            const digests = await image.digests();
+            verifyDigests(inputs.source, digests, host);
+            const { sha256 } = digests;
             // no pool refresh: libvirt refuses it while another upload runs in the pool
             // ("pool has asynchronous jobs running"); the volume's own XML has what we need
             const d = await describeVolume(lv, vol);
             // a file's digest is its identity in later diffs (check computes it then)
             const source = inputs.source.path ? { ...inputs.source, sha256 } : inputs.source;
-            const outs = imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? vol.key }, header.format, sha256, sealed(d));
+            const outs = { ...imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? vol.key }, header.format, sha256, sealed(d)), ...(digests.sha512 ? { sha512: digests.sha512 } : {}) };
             return { id: outs.key, outs };
           }, { mutating: true, signal });
           await making.kept();

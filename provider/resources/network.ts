@@ -8,7 +8,7 @@ import { dhcpHostXml, DhcpHost, networkXml, parseNetworkXml } from "../xml/netwo
 import { parseDomainXml } from "../xml/domain";
 import { differences, refuseAdoption } from "./adopt";
 import { checkClaims, Claims, rememberStackNames } from "./collisions";
-import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, leftAlone, recorded, sameHost } from "./common";
+import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, leftAlone, recorded, sameHost, sameLogin } from "./common";
 import { processContext, ResourceContext } from "./context";
 import { checkNetworkInputs, NetworkInputs, NetworkOutputs, specOf } from "./network-inputs";
 import { clearLeftovers, isJournalled } from "./rollback";
@@ -109,7 +109,7 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
       if (!deepEqual(dhcpRange(olds), dhcpRange(news))) replaces.push("dhcp");
       // a network found stopped (refresh) is started again by the update
       const changes = replaces.length > 0 || !deepEqual(reservations(olds), reservations(news)) || olds.autostart !== news.autostart
-        || !deepEqual(olds.host, news.host) || olds.adopt !== news.adopt || olds.active === false;
+        || !sameLogin(olds.host, news.host) || olds.adopt !== news.adopt || olds.active === false;
       const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
       return result;
     },

@@ -10,7 +10,7 @@ import { parsePoolXml, poolXml, PoolType } from "../xml/pool";
 import { POOL_STATES } from "../health/check";
 import { differences, refuseAdoption } from "./adopt";
 import { checkClaims, Claims, rememberStackNames } from "./collisions";
-import { checkBoolean, checkHostHealth, checkHostInput, checkName, deepEqual, explainRecorded, Failures, hostLabel, isUnknown, leftAlone, recorded, sameHost } from "./common";
+import { checkBoolean, checkHostHealth, checkHostInput, checkName, deepEqual, explainRecorded, Failures, hostLabel, isUnknown, leftAlone, recorded, sameHost, sameLogin } from "./common";
 import { processContext, ResourceContext } from "./context";
 import { findPool } from "./storage";
 import { clearLeftovers, isJournalled } from "./rollback";
@@ -94,7 +94,7 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
       if (!sameHost(olds.host, news.host)) replaces.push("host");
       for (const k of REPLACE_KEYS) if (!deepEqual(olds[k], news[k])) replaces.push(k);
       // a pool found stopped (refresh) is started again by the update
-      const changes = replaces.length > 0 || olds.autostart !== news.autostart || !deepEqual(olds.host, news.host) || olds.adopt !== news.adopt
+      const changes = replaces.length > 0 || olds.autostart !== news.autostart || !sameLogin(olds.host, news.host) || olds.adopt !== news.adopt
         || (olds.state !== undefined && olds.state !== "running");
       const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
       return result;

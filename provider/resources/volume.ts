@@ -4,7 +4,7 @@ import { explain, KvmError } from "../errors";
 import { HostConfig } from "../ssh/host";
 import { parseSize } from "../units";
 import { parseVolumeXml, volumeXml, VolumeFormat } from "../xml/volume";
-import { checkHostHealth, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost } from "./common";
+import { checkHostHealth, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost, sameLogin } from "./common";
 import { rememberStackNames } from "./collisions";
 import { checkStorageInputs, checkVolumeName, deleteVolume, describeVolume, domainsUsing, findRecordedVolume, findVolume, poolForNewVolume, readVolume, runningDomainUsing, volumeClaims } from "./storage";
 import { differences, refuseAdoption } from "./adopt";
@@ -175,7 +175,7 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
       if (!sameHost(olds.host, news.host)) replaces.push("host");
       for (const k of ["pool", "name", "baseImage", "cloneOf"] as const) if (!deepEqual(olds[k], news[k])) replaces.push(k);
       if ((news.format ?? "qcow2") !== olds.format) replaces.push("format");
-      let changes = replaces.length > 0 || !deepEqual(olds.host, news.host) || !deepEqual(olds.capacity, news.capacity) || olds.adopt !== news.adopt;
+      let changes = replaces.length > 0 || !sameLogin(olds.host, news.host) || !deepEqual(olds.capacity, news.capacity) || olds.adopt !== news.adopt;
       if (isUnknown(news.capacity)) changes = true;
       else if (news.capacity !== undefined) {
         // compare with what was asked, not with libvirt's rounded size; with no size asked

@@ -164,6 +164,33 @@ for (const leg of testLegs()) {
       }
     });
 
+    firstLeg("refreshes and destroys a stack from another checkout after the first is gone: a relative key path is recorded as written", async () => {
+      const lab = labEnv();
+      const checkouts = ["rel-a", "rel-b"].map(userProgram);
+      for (const dir of checkouts) {
+        fs.copyFileSync(lab.image, path.join(dir, "img.qcow2"));
+        fs.copyFileSync(lab.key, path.join(dir, "id_lab"));
+        fs.chmodSync(path.join(dir, "id_lab"), 0o600);
+      }
+      const e = await userStack({ imagePath: "./img.qcow2", privateKeyPath: "./id_lab" }, checkouts[0]);
+      let other: E2eStack | undefined;
+      try {
+        assert.strictEqual((await e.stack.up()).summary.result, "succeeded");
+        const recorded = (await e.stack.exportStack()).deployment.resources.find((r: { type: string }) => r.type.endsWith("kvm:Image"));
+        assert.strictEqual(recorded.outputs.host.privateKeyPath, "./id_lab", "recorded as written");
+        other = await e2eStack(checkouts[1], e.stack.name, {}, legEnv(legProject(leg)), e.backend);
+        fs.copyFileSync(path.join(checkouts[0], `Pulumi.${e.stack.name}.yaml`), path.join(checkouts[1], `Pulumi.${e.stack.name}.yaml`));
+        fs.rmSync(checkouts[0], { recursive: true, force: true });
+        // refresh and destroy use what the stack recorded: its key resolves in this checkout
+        await other.stack.refresh({ expectNoChanges: true });
+        assert.strictEqual((await other.stack.destroy()).summary.result, "succeeded");
+        assert.deepStrictEqual(volumeNames(lab).filter((v) => v.startsWith(e.prefix)), []);
+      } finally {
+        await finish(e).catch(() => undefined);
+        for (const dir of checkouts) fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it("rotates the SSH key: up records the new one without touching the host, then destroy works", async () => {
       const lab = labEnv();
       const authorizedFile = path.join(path.dirname(lab.key), "authorized_keys");

@@ -177,6 +177,30 @@ describe("Image and Volume", function () {
     }
   });
 
+  it("verifies a sha512, given or from a published SHA512SUMS file (the line of the image's file name), and refuses other bytes", async () => {
+    const lab = labEnv();
+    const sha512 = crypto.createHash("sha512").update(fs.readFileSync(lab.image)).digest("hex");
+    // Debian's SHA512SUMS as published: one line per file, ours among others
+    fs.writeFileSync(path.join(tmp, "SHA512SUMS"), `${"1".repeat(128)}  other.qcow2\n${sha512}  image.qcow2\n`);
+    const sums = await FileServer.start(path.join(tmp, "SHA512SUMS"));
+    try {
+      const fromFile = await image(`${tag}-sha512.qcow2`, { path: lab.image, sha512 });
+      assert.strictEqual(fromFile.sha512, sha512);
+      const published = await image(`${tag}-sums.qcow2`, { url: server.url("image.qcow2"), checksumUrl: sums.url("SHA512SUMS") });
+      assert.strictEqual(published.source.sha512, sha512, "check took the line of image.qcow2");
+      assert.strictEqual(published.sha512, sha512);
+      const before = volumeNames(lab);
+      const wrong = await checked(imageProvider, { host: labHost(lab), name: `${tag}-wrong512.qcow2`, source: { url: server.url("image.qcow2"), sha512: "2".repeat(128) } } as ImageInputs);
+      await assert.rejects(imageProvider.create(wrong), (e: Error & { property?: string }) => e.property === "source.sha512" && /sha512 is [0-9a-f]{128}, not the expected 2{128}/.test(e.message));
+      assert.deepStrictEqual(volumeNames(lab), before);
+      const unlisted = await imageProvider.check(undefined, { host: labHost(lab), name: `${tag}-x.qcow2`, source: { url: server.url("unlisted.qcow2"), checksumUrl: sums.url("SHA512SUMS") } } as ImageInputs);
+      assert.deepStrictEqual(unlisted.failures.map((f) => f.property), ["source.checksumUrl"]);
+      assert.match(unlisted.failures[0].reason, /no sha256 or sha512 line for "unlisted\.qcow2"/);
+    } finally {
+      await sums.close();
+    }
+  });
+
   it("serializes its provider small and without secrets", async () => {
     const sf = await pulumi.runtime.serializeFunction(() => providerShim, { allowSecrets: false });
     assert.ok(sf.text.length < 4096, `${sf.text.length} bytes`);

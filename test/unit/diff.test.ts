@@ -1,5 +1,7 @@
 // Diff tables of the storage resources: what replaces, what updates, what is no change.
 import * as assert from "assert";
+import * as os from "os";
+import * as path from "path";
 import { setLogSink } from "../../provider/log";
 import { UNKNOWN } from "../../provider/resources/common";
 import { domainProvider } from "../../provider/resources/domain";
@@ -174,4 +176,24 @@ describe("credentials are not identity", () => {
       });
     }
   }
+});
+
+describe("host paths", () => {
+  it("are recorded as written, and a record's absolute path of the same file is no change", async () => {
+    process.env.PULUMI_KVM_SKIP_HOST_CHECK = "1";
+    setLogSink(() => undefined);
+    try {
+      const news = { host: { address: "hv1", privateKeyPath: "./keys/id_ed25519", knownHostsPath: "~/.ssh/known_hosts", sshConfigPath: "config/ssh" }, name: "disk", capacity: "1GiB" };
+      const { inputs, failures } = await volumeProvider.check(undefined, news as never);
+      assert.deepStrictEqual(failures, []);
+      assert.deepStrictEqual(inputs.host, news.host, "check keeps the paths as written");
+      const older = { ...volume, host: { ...news.host, privateKeyPath: path.resolve("keys/id_ed25519"), knownHostsPath: path.join(os.homedir(), ".ssh/known_hosts"), sshConfigPath: path.resolve("config/ssh") } };
+      const d = await volumeProvider.diff(volume.key, older, { ...volume, host: inputs.host });
+      assert.strictEqual(d.changes, false, "the same files, however written");
+      assert.strictEqual((await volumeProvider.diff(volume.key, older, { ...volume, host: { ...inputs.host, privateKeyPath: "./keys/other" } })).changes, true);
+    } finally {
+      delete process.env.PULUMI_KVM_SKIP_HOST_CHECK;
+      setLogSink(undefined);
+    }
+  });
 });

@@ -6,6 +6,7 @@ import * as http from "http";
 import * as net from "net";
 import { displayUrl, DownloadError, DownloadOptions, MAX_REDIRECTS, openDownload, redirectTarget } from "../../provider/image/download";
 import { setLogSink } from "../../provider/log";
+import { digestFor, fetchChecksums } from "../../provider/image/checksums";
 import { imageProvider } from "../../provider/resources/image";
 
 async function serve(handler: http.RequestListener): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
@@ -161,11 +162,45 @@ describe("plain http without a checksum", () => {
   it("is warned about in check (preview), without the URL's query", async () => {
     const w = await warnings({ url: "http://mirror.example/a.qcow2?sig=SECRET" });
     assert.strictEqual(w.length, 1);
-    assert.match(w[0], /warning: source\.url http:\/\/mirror\.example\/a\.qcow2\?… is plain http and has no sha256/);
+    assert.match(w[0], /warning: source\.url http:\/\/mirror\.example\/a\.qcow2\?… is plain http and has no checksum/);
     assert.doesNotMatch(w[0], /SECRET/);
   });
   it("is not warned about with a sha256, or over https", async () => {
     assert.deepStrictEqual(await warnings({ url: "http://mirror.example/a.qcow2", sha256: "a".repeat(64) }), []);
     assert.deepStrictEqual(await warnings({ url: "https://mirror.example/a.qcow2" }), []);
+  });
+});
+
+describe("published checksum files", () => {
+  it("give the line of the image's file name, in GNU (text and binary) and BSD form, sha256 or sha512 by length", () => {
+    const a = "a".repeat(64);
+    const b = "B".repeat(128);
+    const sums = `${"0".repeat(64)}  debian-12-genericcloud-amd64.raw\n${a} *debian-12-genericcloud-amd64.qcow2\n`;
+    assert.deepStrictEqual(digestFor(sums, "debian-12-genericcloud-amd64.qcow2"), { algorithm: "sha256", digest: a });
+    assert.deepStrictEqual(digestFor(`${b}  ./img.qcow2\r\n`, "img.qcow2"), { algorithm: "sha512", digest: b.toLowerCase() });
+    assert.deepStrictEqual(digestFor(`SHA512 (img.qcow2) = ${b}\n`, "img.qcow2"), { algorithm: "sha512", digest: b.toLowerCase() });
+    assert.strictEqual(digestFor(sums, "img.qcow2"), undefined);
+    assert.strictEqual(digestFor(`${"c".repeat(40)}  img.qcow2\n`, "img.qcow2"), undefined, "a sha1 is no digest taken here");
+  });
+
+  it("are fetched bounded: a file larger than a checksum file is refused", async () => {
+    const s = await serve((_req, res) => { res.writeHead(200); res.end(Buffer.alloc(2 * 1024 * 1024, 0x41)); });
+    try {
+      await assert.rejects(fetchChecksums(`${s.url}/SHA256SUMS`), /larger than 1048576 bytes: not a checksum file/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("make one of sha256, sha512 and checksumUrl the only checksum a source takes", async () => {
+    process.env.PULUMI_KVM_SKIP_HOST_CHECK = "1";
+    try {
+      const r = await imageProvider.check(undefined, { host: { address: "h" }, name: "i", source: { url: "https://example.invalid/i.qcow2", sha256: "a".repeat(64), sha512: "b".repeat(128) } } as never);
+      assert.deepStrictEqual(r.failures.map((f) => f.property), ["source.sha512"]);
+      const bad = await imageProvider.check(undefined, { host: { address: "h" }, name: "i", source: { url: "https://example.invalid/i.qcow2", sha512: "b".repeat(127) } } as never);
+      assert.match(bad.failures[0].reason, /source\.sha512 must be 128 hex digits \(sha512sum's output\)/);
+    } finally {
+      delete process.env.PULUMI_KVM_SKIP_HOST_CHECK;
+    }
   });
 });
