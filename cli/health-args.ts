@@ -18,8 +18,10 @@ what to check:
   --pool NAME         storage pool that must exist and run (default: default)
   --network NAME      network that must be active (adds a NETWORK column)
 
-how to connect (as privateKeyPath, knownHostsPath, socketPath of a resource's host):
-  --identity FILE     private key (default: ssh-agent, ~/.ssh/config, ~/.ssh/id_*)
+how to connect (as privateKeyPath, knownHostsPath, socketPath of a resource's host;
+with --stack, over what the stack recorded):
+  --identity FILE     private key (default: ~/.ssh/config's IdentityFile, else
+                      ssh-agent, else ~/.ssh/id_*)
   --known-hosts FILE  known_hosts to verify host keys (default: ~/.ssh/known_hosts)
   --socket PATH       libvirtd's socket (default: /var/run/libvirt/libvirt-sock)
 
@@ -35,12 +37,17 @@ examples:
   pulumi-kvm health --stack prod --cwd ./infra
   pulumi-kvm health --host root@hv1 --network default --watch --interval 30s --json
 
-exit codes: 0 all healthy, 1 something unhealthy, 2 usage error
+exit codes: 0 all healthy, 1 something unhealthy, 2 usage error, 3 the command
+failed (a stack it cannot read)
 stages and fixes: docs/health.md in the pulumi-kvm package
 `;
 
+/** --identity, --known-hosts and --socket: for --host, and over what a stack recorded. */
+export type LoginOverrides = Pick<HostConfig, "privateKeyPath" | "knownHostsPath" | "socketPath">;
+
 export interface HealthPlan {
   hosts: HostConfig[];
+  login: LoginOverrides;
   stack?: string;
   cwd: string;
   pool: string;
@@ -101,14 +108,10 @@ export function parseHealthArgs(argv: string[]): HealthPlan {
   if (values.watch && intervalMs <= 0) throw new UsageError("--interval must be longer than 0");
   const t = effectiveTimeout(duration("--timeout", values.timeout, 0), values.watch || values.interval ? intervalMs : undefined);
   if ("error" in t) throw new UsageError(t.error);
-  const hosts = hostSpecs.map((spec): HostConfig => ({
-    ...parseHostSpec(spec),
-    privateKeyPath: values.identity,
-    knownHostsPath: values["known-hosts"],
-    socketPath: values.socket,
-  }));
+  const login: LoginOverrides = { privateKeyPath: values.identity, knownHostsPath: values["known-hosts"], socketPath: values.socket };
+  const hosts = hostSpecs.map((spec): HostConfig => ({ ...parseHostSpec(spec), ...login }));
   return {
-    hosts, stack: values.stack, cwd: values.cwd ?? process.cwd(), pool: values.pool ?? "default", network: values.network,
+    hosts, login, stack: values.stack, cwd: values.cwd ?? process.cwd(), pool: values.pool ?? "default", network: values.network,
     timeoutMs: t.ms, watch: !!values.watch, intervalMs, json: !!values.json,
   };
 }

@@ -48,7 +48,7 @@ export function renderJson(report: HealthReport): string {
 
 async function checkOnce(plan: HealthPlan, pool: HostPool): Promise<HealthReport> {
   if (plan.stack) {
-    const targets = await stackTargets(plan.stack, plan.cwd);
+    const targets = await stackTargets(plan.stack, plan.cwd, plan.login);
     const hosts = await Promise.all(targets.hosts.map((h) => checkHost(h.config, { pool: h.pool, network: plan.network, timeoutMs: plan.timeoutMs }, pool)));
     const extra = await Promise.all(plan.hosts.map((h) => checkHost(h, { pool: plan.pool, network: plan.network, timeoutMs: plan.timeoutMs }, pool)));
     return { hosts: [...hosts, ...extra], resources: await targets.resources(pool, hosts, plan.timeoutMs) };

@@ -2,12 +2,14 @@
 // resources (their outputs carry kvmKind), and reports, per resource, whether it still
 // exists on its host and whether a domain, pool or network is in its recorded state.
 import { execFile } from "child_process";
+import * as path from "path";
 import { promisify } from "util";
 import { HostHealth } from "../provider/health/check";
 import { isActiveState } from "../provider/resources/domain-power";
 import { HostPool } from "../provider/pool/host-pool";
 import { isLibvirtError, Libvirt } from "../provider/libvirt/api";
 import { HostConfig, hostIdentity, resolveHost } from "../provider/ssh/host";
+import type { LoginOverrides } from "./health-args";
 
 const run = promisify(execFile);
 
@@ -87,8 +89,29 @@ function hostKey(h: HostConfig): string {
   return hostIdentity(resolveHost(h));
 }
 
-export async function stackTargets(stack: string, cwd: string): Promise<StackTargets> {
-  const recorded = recordedResources(await exportStack(stack, cwd));
+/**
+ * A recorded host as this command reaches it: its relative paths resolved against the
+ * stack's project directory, and the command line's login options over the record (a CI
+ * job's key is not the one of the machine that ran `up`).
+ */
+function reachable(host: HostConfig, cwd: string, login: LoginOverrides): HostConfig {
+  const out: HostConfig = { ...host };
+  for (const p of ["privateKeyPath", "knownHostsPath", "sshConfigPath"] as const) {
+    const v = out[p];
+    if (v && v !== "none" && !v.startsWith("~") && !path.isAbsolute(v)) out[p] = path.resolve(cwd, v);
+  }
+  if (login.privateKeyPath) {
+    out.privateKeyPath = login.privateKeyPath;
+    delete out.privateKey;
+    delete out.passphrase;
+  }
+  if (login.knownHostsPath) out.knownHostsPath = login.knownHostsPath;
+  if (login.socketPath) out.socketPath = login.socketPath;
+  return out;
+}
+
+export async function stackTargets(stack: string, cwd: string, login: LoginOverrides = {}): Promise<StackTargets> {
+  const recorded = recordedResources(await exportStack(stack, cwd)).map((r) => ({ ...r, host: reachable(r.host, cwd, login) }));
   // each host is checked with the first pool the stack uses there (none when it only has networks)
   const hosts = new Map<string, { config: HostConfig; pool?: string }>();
   for (const r of recorded) {

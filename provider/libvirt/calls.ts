@@ -31,6 +31,8 @@ export interface Call<P extends unknown[], A, R, T> {
   args(...p: P): A;
   ret(r: R): T;
   trace: Trace<P, T>;
+  /** Takes as long as the data it moves: its caller bounds it by progress (a signal), not the flat call bound. */
+  watched?: boolean;
 }
 
 /** A call that opens a data stream (virStorageVolUpload / virStorageVolDownload). */
@@ -46,6 +48,11 @@ function read<P extends unknown[], A, R, T>(proc: Procedure<A, R>, args: (...p: 
 
 function write<P extends unknown[], A, R, T>(proc: Procedure<A, R>, args: (...p: P) => A, ret: (r: R) => T, trace: Trace<P, T>): Call<P, A, R, T> {
   return { kind: "call", mutates: true, proc, args, ret, trace };
+}
+
+/** A row whose call takes as long as the data it moves (see Call.watched). */
+function watched<P extends unknown[], A, R, T>(call: Call<P, A, R, T>): Call<P, A, R, T> {
+  return { ...call, watched: true };
 }
 
 /** virDomainMetadataType */
@@ -134,9 +141,9 @@ export const calls = {
     (p: PoolRef, xml: string) => ({ pool: p, xml, flags: 0 }), (r) => r.vol,
     { ids: (p) => ({ pool: pool(p) }), result: (v) => ({ vol: vol(v) }), xml: ([, x]) => x }),
   /** A new volume whose content libvirt copies from `source` on the host (a full copy, not an overlay). */
-  cloneVolume: write(procedure(125, "virStorageVolCreateXMLFrom", struct({ pool: poolRef, xml: nonnullString, clonevol: volumeRef, flags }), struct({ vol: volumeRef })),
+  cloneVolume: watched(write(procedure(125, "virStorageVolCreateXMLFrom", struct({ pool: poolRef, xml: nonnullString, clonevol: volumeRef, flags }), struct({ vol: volumeRef })),
     (p: PoolRef, xml: string, source: VolumeRef) => ({ pool: p, xml, clonevol: source, flags: 0 }), (r) => r.vol,
-    { ids: (p, _x, source) => ({ pool: pool(p), from: vol(source) }), result: (v) => ({ vol: vol(v) }), xml: ([, x]) => x }),
+    { ids: (p, _x, source) => ({ pool: pool(p), from: vol(source) }), result: (v) => ({ vol: vol(v) }), xml: ([, x]) => x })),
   deleteVolume: write(procedure(94, "virStorageVolDelete", struct({ vol: volumeRef, flags }), none),
     (v: VolumeRef) => ({ vol: v, flags: 0 }), nothing,
     { ids: (v) => ({ vol: vol(v) }) }),

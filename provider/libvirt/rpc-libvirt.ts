@@ -21,7 +21,7 @@ export function rpcLibvirt(client: RpcClient): Libvirt {
     const c = row as Call<unknown[], unknown, unknown, unknown>;
     out[name] = async (...given: unknown[]) => {
       const { args, signal } = splitSignal(given);
-      return c.ret(await client.call(c.proc, c.args(...args), signal));
+      return c.ret(await client.call(c.proc, c.args(...args), signal, c.watched));
     };
   }
   return out as unknown as Libvirt;

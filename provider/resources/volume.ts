@@ -1,7 +1,7 @@
 // The Volume resource: a disk, blank, a copy-on-write overlay of an Image, or a full copy
 // of another volume made on the host.
 import { explain, KvmError } from "../errors";
-import { HostConfig } from "../ssh/host";
+import { callTimeoutMs, HostConfig } from "../ssh/host";
 import { parseSize } from "../units";
 import { parseVolumeXml, volumeXml, VolumeFormat } from "../xml/volume";
 import { checkHostHealth, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost, sameLogin } from "./common";
@@ -94,17 +94,35 @@ const backingOf = (inputs: VolumeInputs, source: Source | undefined) => (inputs.
 const COPY_POLL_MS = 1000;
 const COPY_REPORT_MS = 2000;
 
-/** A full copy made by libvirt on the host; its growing allocation is logged as progress. */
+/**
+ * A full copy made by libvirt on the host, one call that lasts as long as the copy: its
+ * growing allocation is logged as progress and bounds it. It fails when the copy made no
+ * progress for the call bound (PULUMI_KVM_CALL_TIMEOUT), however long it runs.
+ */
 async function copyWithProgress(lv: Libvirt, pool: PoolRef, xml: string, source: VolumeRef, host: string, what: string): Promise<VolumeRef> {
   const total = Number((await lv.volumeInfo(source)).allocation);
   const report = progressReporter(host, what, total, COPY_REPORT_MS, "copy");
   const name = parseVolumeXml(xml).name;
+  const bound = callTimeoutMs();
+  const watchdog = new AbortController();
+  let allocated = -1;
+  let progressedAt = Date.now();
   const timer = setInterval(() => {
     // the volume is listed while libvirt fills it; a failed look is only a missed report
-    lv.lookupVolume(pool, name).then((v) => lv.volumeInfo(v)).then((i) => report({ covered: Number(i.allocation), sent: Number(i.allocation) }), () => undefined);
+    lv.lookupVolume(pool, name).then((v) => lv.volumeInfo(v)).then((i) => {
+      const now = Number(i.allocation);
+      report({ covered: now, sent: now });
+      if (now > allocated) [allocated, progressedAt] = [now, Date.now()];
+    }, () => undefined).finally(() => {
+      if (bound > 0 && Date.now() - progressedAt > bound) {
+        watchdog.abort(new KvmError("timeout", `the copy ${what} made no progress for ${bound / 1000} s`, {
+          host, property: "cloneOf", fix: "Look at the host (disk full? a hung storage?); raise PULUMI_KVM_CALL_TIMEOUT for storage that pauses that long. libvirt may still be copying",
+        }));
+      }
+    });
   }, COPY_POLL_MS);
   try {
-    const made = await lv.cloneVolume(pool, xml, source);
+    const made = await lv.cloneVolume(pool, xml, source, watchdog.signal);
     report({ covered: total, sent: total }); // the last line: 100% and the copy's average rate
     return made;
   } finally {

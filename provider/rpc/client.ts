@@ -49,8 +49,12 @@ export class RpcClient extends EventEmitter {
   private pongWaiting = false;
   readonly callTimeoutMs: number;
   readonly maxRequests: number;
-  /** Counters for tests and diagnostics; `peakRequests` is the most calls the daemon had at once, `queued` the calls that waited for a slot. */
-  readonly stats = { pingsAnswered: 0, pingsSent: 0, repliesDropped: 0, peakRequests: 0, queued: 0 };
+  /**
+   * Counters for tests and diagnostics; `peakRequests` is the most calls the daemon had at
+   * once, `queued` the calls that waited for a slot, `streamBytesDropped` the stream data
+   * no reader held (beyond a stream's bound).
+   */
+  readonly stats = { pingsAnswered: 0, pingsSent: 0, repliesDropped: 0, peakRequests: 0, queued: 0, streamBytesDropped: 0 };
 
   constructor(private readonly stream: Duplex, options: RpcClientOptions = {}) {
     super();
@@ -75,9 +79,13 @@ export class RpcClient extends EventEmitter {
     }, intervalSeconds, count);
   }
 
-  /** Calls a procedure and resolves with its decoded result. */
-  async call<A, R>(proc: Procedure<A, R>, args: A, signal?: AbortSignal): Promise<R> {
-    const payload = await this.invoke(proc, args, signal);
+  /**
+   * Calls a procedure and resolves with its decoded result. `watched`: the caller bounds
+   * it by its progress through `signal` (a copy that takes as long as its data), so the
+   * client's flat call bound does not apply.
+   */
+  async call<A, R>(proc: Procedure<A, R>, args: A, signal?: AbortSignal, watched = false): Promise<R> {
+    const payload = await this.invoke(proc, args, signal, undefined, watched);
     try {
       return decode(proc.ret, payload);
     } catch (err) {
@@ -142,7 +150,7 @@ export class RpcClient extends EventEmitter {
     if (this.working.delete(serial)) this.releaseSlot();
   }
 
-  private async invoke<A>(proc: Procedure<A, unknown>, args: A, signal?: AbortSignal, assigned?: (serial: number) => void): Promise<Buffer> {
+  private async invoke<A>(proc: Procedure<A, unknown>, args: A, signal?: AbortSignal, assigned?: (serial: number) => void, watched = false): Promise<Buffer> {
     if (this.closedWith) throw new RpcNotSentError(proc.api, this.closedWith);
     if (signal?.aborted) throw new RpcAbortError(proc.api, signal.reason);
     // a free slot is taken in this tick: the call is sent before anything else can happen
@@ -169,7 +177,7 @@ export class RpcClient extends EventEmitter {
       };
       const onAbort = () => abandon(signal?.reason);
       signal?.addEventListener("abort", onAbort, { once: true });
-      const timer = this.callTimeoutMs > 0
+      const timer = this.callTimeoutMs > 0 && !watched
         ? setTimeout(() => abandon(new CallTimeout(proc.api, this.callTimeoutMs)), this.callTimeoutMs)
         : undefined;
       const done = () => { signal?.removeEventListener("abort", onAbort); clearTimeout(timer); };

@@ -69,7 +69,8 @@ class StreamState implements StreamSink {
     else if (status === MessageStatus.Ok) this.finished = true;
     else if (packet.header.type === MessageType.Stream) {
       if (packet.payload.length === 0) this.eof = true;
-      else if (!this.overflowed) {
+      else if (this.overflowed) this.client.stats.streamBytesDropped += packet.payload.length;
+      else {
         this.data.push(Buffer.from(packet.payload));
         this.buffered += packet.payload.length;
         if (this.buffered > this.maxBuffered) {

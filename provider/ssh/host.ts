@@ -155,7 +155,8 @@ export function resolveHost(config: HostConfig): ResolvedHost {
   };
 }
 
-function callTimeoutMs(): number {
+/** The bound on each libvirt call's reply, and on a long call's progress: PULUMI_KVM_CALL_TIMEOUT seconds (default 120; 0 for none). */
+export function callTimeoutMs(): number {
   const s = Number(process.env.PULUMI_KVM_CALL_TIMEOUT ?? 120);
   return Number.isFinite(s) && s >= 0 ? s * 1000 : 120_000;
 }

@@ -99,6 +99,14 @@ for (const leg of testLegs()) {
       assert.match(vm.detail, /recorded running, host says not running/);
       const human = await runCli(args.slice(0, -1), { env: e.env, installed });
       assert.match(human.stdout, new RegExp(`${prefix}-vm\\s+Domain\\s+root@127\\.0\\.0\\.1:\\d+\\s+drift`));
+      // the command line's login options go over the stack's record (a CI job's own key and socket)
+      const overridden = await runCli([...args, "--identity", labEnv().key, "--socket", "/run/no-such-libvirt-sock"], { env: e.env, installed });
+      assert.strictEqual(overridden.code, 1, overridden.stdout + overridden.stderr);
+      assert.strictEqual(JSON.parse(overridden.stdout).hosts[0].stage, "libvirt-connect");
+      // a stack it cannot read is the command's failure, not a verdict on a host
+      const unreadable = await runCli(["health", "--stack", `no-such-stack-${tag}`, "--cwd", program], { env: e.env, installed });
+      assert.strictEqual(unreadable.code, 3, unreadable.stdout + unreadable.stderr);
+      assert.match(unreadable.stderr, /cannot read stack "no-such-stack-/);
     });
 
     it("destroys everything it made on the host", async () => {

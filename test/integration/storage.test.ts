@@ -39,6 +39,15 @@ describe("Image and Volume", function () {
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
+  /** A file of `mib` MiB of random bytes in the test's folder. */
+  const randomFile = (name: string, mib: number): string => {
+    const file = path.join(tmp, name);
+    const fd = fs.openSync(file, "w");
+    for (let i = 0; i < mib / 16; i++) fs.writeSync(fd, crypto.randomBytes(16 * MiB));
+    fs.closeSync(fd);
+    return file;
+  };
+
   const image = async (name: string, source: ImageInputs["source"]): Promise<ImageOutputs> => {
     const lab = labEnv();
     const inputs = await checked(imageProvider, { host: labHost(lab), name, source } as ImageInputs);
@@ -160,10 +169,7 @@ describe("Image and Volume", function () {
 
   it("leaves the pool unchanged when the link dies in the middle of an upload", async () => {
     const lab = labEnv();
-    const big = path.join(tmp, "big.raw");
-    const fd = fs.openSync(big, "w");
-    for (let i = 0; i < 16; i++) fs.writeSync(fd, crypto.randomBytes(16 * MiB));
-    fs.closeSync(fd);
+    const big = randomFile("big.raw", 256);
     const proxy = await TcpProxy.start(lab.port);
     try {
       const host = labHost(lab, { port: proxy.port, knownHostsPath: knownHostsFor(lab, [proxy.port], tmp) });
@@ -198,6 +204,31 @@ describe("Image and Volume", function () {
       assert.match(unlisted.failures[0].reason, /no sha256 or sha512 line for "unlisted\.qcow2"/);
     } finally {
       await sums.close();
+    }
+  });
+
+  it("bounds a long copy by its progress, not by the flat call bound: it outlasts a 1 s PULUMI_KVM_CALL_TIMEOUT", async () => {
+    const lab = labEnv();
+    const data = randomFile("copy-source.raw", 2048);
+    const source = `${tag}-copy-source.raw`;
+    virsh(["vol-create-as", lab.pool, source, "2G", "--format", "raw"]);
+    let copy: VolumeOutputs | undefined;
+    try {
+      virsh(["vol-upload", "--pool", lab.pool, source, data]);
+      fs.rmSync(data);
+      process.env.PULUMI_KVM_CALL_TIMEOUT = "1";
+      // a connection of its own (another connect timeout), made under the short bound
+      const host = labHost(lab, { connectTimeout: 19 });
+      const inputs = await checked(volumeProvider, { host, name: `${tag}-long-copy.raw`, cloneOf: source, sourceFormat: "raw", format: "raw" } as VolumeInputs);
+      const started = Date.now();
+      copy = (await volumeProvider.create(inputs)).outs;
+      const took = Date.now() - started;
+      assert.ok(took > 1300, `the copy took only ${took} ms: it proves nothing about a 1 s bound`);
+      assert.strictEqual(copy.capacityBytes, 2048 * MiB);
+    } finally {
+      delete process.env.PULUMI_KVM_CALL_TIMEOUT;
+      if (copy) await volumeProvider.delete(copy.key, copy);
+      virsh(["vol-delete", "--pool", lab.pool, source]);
     }
   });
 
