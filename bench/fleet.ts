@@ -3,7 +3,7 @@
 // per host (libvirt version calls in the provider's log).
 import * as path from "path";
 import { acceptedLogins } from "../test/support/hosts";
-import { LabEnv, repoRoot } from "../test/support/lab";
+import { fleetLabConfig, LabEnv, repoRoot } from "../test/support/lab";
 import { e2eStack, probesPerHost } from "../test/support/pulumi";
 import { Benchmark, fmtSeconds, timed } from "./harness";
 
@@ -12,7 +12,7 @@ const COUNT = 10;
 export const fleetBenchmark: Benchmark = {
   name: "fleet",
   async run(lab: LabEnv) {
-    const e = await e2eStack(path.join(repoRoot, "examples", "fleet"), `benchfleet${process.pid}`, { count: String(COUNT) }, { PULUMI_KVM_LOG: "1" });
+    const e = await e2eStack(path.join(repoRoot, "examples", "fleet"), `benchfleet${process.pid}`, { ...fleetLabConfig(), count: String(COUNT) }, { PULUMI_KVM_LOG: "1" });
     try {
       const logins = () => [acceptedLogins(lab.sshdLog), acceptedLogins(lab.sshdLog2)];
       const before = logins();

@@ -1,4 +1,6 @@
+import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
+import { readImageHeader } from "../provider/image/header";
 import { hostInput } from "./host";
 import { urlHasSecrets } from "./url";
 import { StorageArgs, StorageResource } from "./storage";
@@ -33,6 +35,8 @@ export interface ImageArgs extends StorageArgs {
 /** A base disk image uploaded into a storage pool. */
 export class Image extends StorageResource {
   public readonly sha256!: pulumi.Output<string>;
+  /** A local source's virtual size, read from its header by the program (known in a first preview): what a Volume over it needs at least. */
+  public readonly localVirtualSize: pulumi.Output<number | undefined>;
   /** When the source gave a sha512 (or its checksum file did). */
   public readonly sha512!: pulumi.Output<string | undefined>;
 
@@ -43,5 +47,15 @@ export class Image extends StorageResource {
       kvmKind: "Image", path: undefined, key: undefined, capacityBytes: undefined, sha256: undefined, sha512: undefined,
       format: args.format, name: args.name,
     }, withLegacyAlias(opts), MODULE, "Image");
+    this.localVirtualSize = pulumi.output(args.source).apply((s) => (s?.path ? virtualSizeOf(s.path) : undefined));
+  }
+}
+
+/** The virtual size in a local image's header; undefined when it cannot be read (check reports that). */
+function virtualSizeOf(file: string): number | undefined {
+  try {
+    return readImageHeader(path.resolve(file)).virtualSize;
+  } catch {
+    return undefined;
   }
 }

@@ -40,6 +40,7 @@ export class Volume extends StorageResource {
     super(providerShim, name, {
       ...args, host: hostInput(args.host), baseImage: base, cloneOf: clone, resourceName: name,
       sourceFormat: args.sourceFormat ?? source?.format,
+      ...(image ? { baseCapacity: image.localVirtualSize } : {}),
       kvmKind: "Volume", path: undefined, key: undefined, capacityBytes: undefined, backing: undefined,
       format: args.format, name: args.name,
     }, withLegacyAlias(opts), MODULE, "Volume");

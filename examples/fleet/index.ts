@@ -1,25 +1,29 @@
-// Fleet: N VMs spread round-robin over two hosts, one Image per host. On the lab the
-// two "hosts" are its two sshd (ports 2222 and 2223) in front of the same libvirtd.
+// Fleet: N VMs spread round-robin over two hosts, one Image per host. Everything comes
+// from stack config:
 //
+//   pulumi config set addressA hv1.example.com    # and portA (default 22)
+//   pulumi config set addressB hv2.example.com    # and portB
+//   pulumi config set imagePath ./debian-12-genericcloud-amd64.qcow2
 //   pulumi config set count 10
+//
+// Optional: user (root), privateKeyPath, knownHostsPath, network (default), memory (1GiB),
+// domainType (kvm; qemu where a host has no /dev/kvm).
 import * as pulumi from "@pulumi/pulumi";
 import * as kvm from "pulumi-kvm";
-import { labDefaults } from "../lab";
 
 const config = new pulumi.Config();
-const lab = labDefaults();
 const count = config.getNumber("count") ?? 2;
-const hosts: { id: string; host: kvm.HostArgs }[] = [
-  { id: "a", port: Number(config.get("portA") ?? lab.KVM_LAB_PORT ?? 22), address: config.get("addressA") ?? lab.KVM_LAB_HOST },
-  { id: "b", port: Number(config.get("portB") ?? lab.KVM_LAB_PORT2 ?? 22), address: config.get("addressB") ?? lab.KVM_LAB_HOST },
-].map(({ id, port, address }) => {
-  if (!address) throw new Error(`set the stack config addressA/addressB or start the lab (scripts/lab up)`);
-  return { id, host: { address, port, user: config.get("user") ?? lab.KVM_LAB_USER ?? "root", privateKeyPath: config.get("privateKeyPath") ?? lab.KVM_LAB_KEY, knownHostsPath: config.get("knownHostsPath") ?? lab.KVM_LAB_KNOWN_HOSTS } };
-});
-const imagePath = config.get("imagePath") ?? lab.KVM_LAB_IMAGE;
-if (!imagePath) throw new Error("set the stack config imagePath or start the lab");
-const network = config.get("network") ?? lab.KVM_LAB_NETWORK ?? "default";
-const type = (config.get("domainType") as "kvm" | "qemu" | undefined) ?? (lab.KVM_LAB_HOST ? "qemu" : "kvm");
+const hosts = (["A", "B"] as const).map((id) => ({
+  id: id.toLowerCase(),
+  host: {
+    address: config.require(`address${id}`), port: config.getNumber(`port${id}`), user: config.get("user") ?? "root",
+    privateKeyPath: config.get("privateKeyPath"), knownHostsPath: config.get("knownHostsPath"),
+  } satisfies kvm.HostArgs,
+}));
+const imagePath = config.require("imagePath");
+const network = config.get("network") ?? "default";
+const type = (config.get("domainType") as "kvm" | "qemu" | undefined) ?? "kvm";
+const memory = config.get("memory") ?? "1GiB";
 
 const images = hosts.map(({ id, host }) => new kvm.Image(`fleet-image-${id}`, { host, source: { path: imagePath } }));
 
@@ -28,7 +32,7 @@ const vms = Array.from({ length: count }, (_, i) => {
   const { host } = hosts[h];
   const disk = new kvm.Volume(`fleet-disk-${i}`, { host, baseImage: images[h] });
   return new kvm.Domain(`fleet-vm-${i}`, {
-    host, type, memory: "256MiB", disks: [{ volume: disk }], networkInterfaces: [{ network }],
+    host, type, memory, disks: [{ volume: disk }], networkInterfaces: [{ network }],
     cloudInit: { hostname: `fleet-vm-${i}` }, waitForIp: { timeout: "5m" }, shutdownTimeout: "30s",
   });
 });

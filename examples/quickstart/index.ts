@@ -1,56 +1,63 @@
-// Quickstart: an Image from a local qcow2, a copy-on-write Volume over it, and a VM
-// with a cloud-init hostname that waits for its IP address.
+// Quickstart: a distribution's cloud image, a copy-on-write disk over it, and a VM that
+// boots it with cloud-init and waits for its IP address. Everything comes from stack
+// config, so the program is copied into a new project as it is:
 //
-//   pulumi config set address hv1.example.com     # the libvirt host
-//   pulumi config set user root
-//   pulumi config set privateKeyPath ~/.ssh/id_ed25519
+//   pulumi config set address hv1.example.com                 # the libvirt host (required)
+//   pulumi config set user root                               # default root
+//   pulumi config set privateKeyPath ~/.ssh/id_ed25519        # default: ~/.ssh/config, the agent, ~/.ssh/id_*
 //   pulumi config set imagePath ./debian-12-genericcloud-amd64.qcow2
-//   pulumi config set prefix web                   # object names (default "quickstart")
+//   #  or: pulumi config set imageUrl https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-amd64.qcow2
+//   #      pulumi config set imageChecksumUrl https://cloud.debian.org/images/cloud/bookworm/latest/SHA512SUMS
+//   pulumi config set sshPublicKey "$(cat ~/.ssh/id_ed25519.pub)"   # for the image's default user
 //   pulumi up
+//
+// Optional: port, knownHostsPath, pool (default), network (default), prefix (names of the
+// objects; default quickstart), memory (1GiB), vcpu (1), diskSize (the image's size),
+// domainType (kvm; qemu where the host has no /dev/kvm), userData (a secret cloud-config).
 import * as pulumi from "@pulumi/pulumi";
 import * as kvm from "pulumi-kvm";
-import { labDefaults } from "../lab";
 
 const config = new pulumi.Config();
-const lab = labDefaults();
-const need = (key: string, labKey: string): string => {
-  const v = config.get(key) ?? lab[labKey];
-  if (!v) throw new Error(`set the stack config "${key}" (pulumi config set ${key} …) or start the lab (scripts/lab up)`);
-  return v;
-};
 
 const host: kvm.HostArgs = {
-  address: need("address", "KVM_LAB_HOST"),
-  port: Number(config.get("port") ?? lab.KVM_LAB_PORT ?? 22),
-  user: config.get("user") ?? lab.KVM_LAB_USER ?? "root",
+  address: config.require("address"),
+  port: config.getNumber("port"),
+  user: config.get("user") ?? "root",
   // an inline key (pulumi config set --secret privateKey "$(cat key)") wins over a path
   privateKey: config.getSecret("privateKey"),
   passphrase: config.getSecret("passphrase"),
-  privateKeyPath: config.getSecret("privateKey") !== undefined ? undefined : config.get("privateKeyPath") ?? lab.KVM_LAB_KEY,
-  knownHostsPath: config.get("knownHostsPath") ?? lab.KVM_LAB_KNOWN_HOSTS,
+  privateKeyPath: config.get("privateKeyPath"),
+  knownHostsPath: config.get("knownHostsPath"),
 };
-const pool = config.get("pool") ?? lab.KVM_LAB_POOL ?? "default";
-// names of the objects on the host: another stack of this program on the same host
-// sets its own prefix
+const pool = config.get("pool") ?? "default";
+// names of the objects on the host: another stack of this program on the same host sets its own prefix
 const prefix = config.get("prefix") ?? "quickstart";
 
-const image = new kvm.Image(`${prefix}-image`, { host, pool, source: { path: need("imagePath", "KVM_LAB_IMAGE") } });
+const imagePath = config.get("imagePath");
+const imageUrl = config.get("imageUrl");
+if (!imagePath === !imageUrl) throw new Error("set exactly one of the stack configs imagePath (a local image file) and imageUrl");
+const source: kvm.ImageSourceArgs = imagePath
+  ? { path: imagePath }
+  : { url: imageUrl, sha256: config.get("imageSha256"), sha512: config.get("imageSha512"), checksumUrl: config.get("imageChecksumUrl") };
+const image = new kvm.Image(`${prefix}-image`, { host, pool, source });
 
-const disk = new kvm.Volume(`${prefix}-disk`, { host, pool, baseImage: image, capacity: config.get("diskSize") ?? "1GiB" });
+// the disk takes the image's size unless diskSize asks for more
+const disk = new kvm.Volume(`${prefix}-disk`, { host, pool, baseImage: image, capacity: config.get("diskSize") });
+
+const sshKey = config.get("sshPublicKey");
+const userData = config.getSecret("userData")
+  ?? `#cloud-config\npackage_update: false\n${sshKey ? `ssh_authorized_keys:\n  - ${JSON.stringify(sshKey)}\n` : ""}`;
 
 const vm = new kvm.Domain(`${prefix}-vm`, {
   host,
-  // the lab has no /dev/kvm: software emulation there, KVM everywhere else
-  type: (config.get("domainType") as "kvm" | "qemu" | undefined) ?? (lab.KVM_LAB_HOST ? "qemu" : "kvm"),
+  type: (config.get("domainType") as "kvm" | "qemu" | undefined) ?? "kvm",
   vcpu: config.getNumber("vcpu") ?? 1,
-  memory: config.get("memory") ?? "256MiB",
+  // enough for Debian's and Ubuntu's cloud images
+  memory: config.get("memory") ?? "1GiB",
   disks: [{ volume: disk }],
-  networkInterfaces: [{ network: config.get("network") ?? lab.KVM_LAB_NETWORK ?? "default" }],
-  cloudInit: {
-    hostname: "quickstart",
-    userData: config.getSecret("userData") ?? "#cloud-config\npackage_update: false\n",
-  },
-  waitForIp: { timeout: "3m" },
+  networkInterfaces: [{ network: config.get("network") ?? "default" }],
+  cloudInit: { hostname: "quickstart", userData },
+  waitForIp: { timeout: "5m" },
   shutdownTimeout: "30s",
 });
 

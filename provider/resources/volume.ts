@@ -32,6 +32,8 @@ export interface VolumeInputs {
    * probed from the file. Required with either.
    */
   sourceFormat?: VolumeFormat;
+  /** The base image's virtual size when the program could read it (a local file): preview refuses a smaller capacity. */
+  baseCapacity?: number;
   adopt?: boolean;
   /** Bytes; given as "20GiB" or a number of bytes (normalised to bytes by check). */
   capacity?: number | string;
@@ -169,6 +171,10 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
         else if (s.bytes > 2 ** 50) failures.push({ property: "capacity", reason: `capacity ${news.capacity} is absurdly large (over 1 PiB)` });
         else if (s.bytes < 1e6) failures.push({ property: "capacity", reason: `capacity ${news.capacity} is under 1 MB (a number means bytes); give a size such as "10GiB"` });
         else inputs.capacity = s.bytes;
+      }
+      const base = news.baseCapacity;
+      if (base !== undefined && !isUnknown(base) && typeof inputs.capacity === "number" && inputs.capacity < base) {
+        failures.push({ property: "capacity", reason: `capacity ${inputs.capacity} bytes is smaller than the image's virtual size of ${base} bytes (baseImage "${String(news.baseImage)}"): leave capacity out (the image's size) or give at least that` });
       }
       if (news.capacity === undefined && news.baseImage === undefined && news.cloneOf === undefined) {
         failures.push({ property: "capacity", reason: "a blank volume needs capacity (e.g. \"20GiB\"); an overlay or a copy takes its source's size by default" });

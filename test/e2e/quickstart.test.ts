@@ -6,7 +6,7 @@ import * as path from "path";
 import { e2eStack, E2eStack, probesPerHost } from "../support/pulumi";
 import { runCli } from "../support/cli";
 import { acceptedLogins } from "../support/hosts";
-import { labEnv } from "../support/lab";
+import { fleetLabConfig, labEnv, quickstartLabConfig } from "../support/lab";
 import { installedCli, legEnv, legProject, programIn, testLegs } from "../support/package";
 import { startSshd } from "../support/sshd";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
@@ -18,10 +18,10 @@ const only = (summary: Record<string, number | undefined>) =>
 for (const leg of testLegs()) {
   const tag = `${process.pid}${leg.name}`;
 
-  /** The quickstart as a user's checkout has it: the root Pulumi.yaml, examples/quickstart and examples/lab.ts. */
+  /** The quickstart as a user's checkout has it: the root Pulumi.yaml and examples/quickstart, pointed at the lab by stack config. */
   function quickstartProgram(): string {
     return programIn(legProject(leg), "quickstart", {
-      "Pulumi.yaml": "Pulumi.yaml", "examples/quickstart/index.ts": "examples/quickstart/index.ts", "examples/lab.ts": "examples/lab.ts",
+      "Pulumi.yaml": "Pulumi.yaml", "examples/quickstart/index.ts": "examples/quickstart/index.ts",
     });
   }
 
@@ -40,7 +40,7 @@ for (const leg of testLegs()) {
       volumesBefore = volumeNames(lab);
       domainsBefore = domainNames();
       program = quickstartProgram();
-      e = await e2eStack(program, `e2e${tag}`, { prefix }, legEnv(legProject(leg)));
+      e = await e2eStack(program, `e2e${tag}`, { ...quickstartLabConfig(), prefix }, legEnv(legProject(leg)));
     });
     after(async () => {
       await e?.stack.destroy().catch(() => undefined);
@@ -123,7 +123,7 @@ for (const leg of testLegs()) {
       const lab = labEnv();
       const sshd = await startSshd(lab, {});
       await sshd.stop();
-      const e = await e2eStack(quickstartProgram(), `e2etcp${tag}`, { port: String(sshd.port), prefix: `tcp${tag}` }, legEnv(legProject(leg)));
+      const e = await e2eStack(quickstartProgram(), `e2etcp${tag}`, { ...quickstartLabConfig(), port: String(sshd.port), prefix: `tcp${tag}` }, legEnv(legProject(leg)));
       try {
         await assert.rejects(e.stack.preview(), (err: Error) => {
           assert.match(err.message, new RegExp(`root@127\\.0\\.0\\.1:${sshd.port}`));
@@ -142,7 +142,7 @@ for (const leg of testLegs()) {
       virsh(["pool-define-as", name, "dir", "--target", path.join(lab.poolDir, "..", name)]);
       let e: E2eStack | undefined;
       try {
-        e = await e2eStack(quickstartProgram(), `e2epool${tag}`, { pool: name, prefix: `pl${tag}` }, legEnv(legProject(leg)));
+        e = await e2eStack(quickstartProgram(), `e2epool${tag}`, { ...quickstartLabConfig(), pool: name, prefix: `pl${tag}` }, legEnv(legProject(leg)));
         await assert.rejects(e.stack.preview(), (err: Error) => {
           assert.match(err.message, new RegExp(`storage pool "${name}" is inactive`));
           assert.match(err.message, /stage: pool/);
@@ -161,9 +161,9 @@ for (const leg of testLegs()) {
     it("previews with one SSH connection and one daemon probe per host", async () => {
       const lab = labEnv();
       const fleet = programIn(legProject(leg), "fleet", {
-        "examples/fleet/Pulumi.yaml": "examples/fleet/Pulumi.yaml", "examples/fleet/index.ts": "examples/fleet/index.ts", "examples/lab.ts": "examples/lab.ts",
+        "examples/fleet/Pulumi.yaml": "examples/fleet/Pulumi.yaml", "examples/fleet/index.ts": "examples/fleet/index.ts",
       });
-      const e = await e2eStack(path.join(fleet, "examples", "fleet"), `e2efleet${tag}`, { count: "6" }, { PULUMI_KVM_LOG: "1", ...legEnv(legProject(leg)) });
+      const e = await e2eStack(path.join(fleet, "examples", "fleet"), `e2efleet${tag}`, { ...fleetLabConfig(), count: "6" }, { PULUMI_KVM_LOG: "1", ...legEnv(legProject(leg)) });
       try {
         const before = [acceptedLogins(lab.sshdLog), acceptedLogins(lab.sshdLog2)];
         const out: string[] = [];

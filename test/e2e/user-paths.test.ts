@@ -164,6 +164,16 @@ for (const leg of testLegs()) {
       }
     });
 
+    firstLeg("fails preview, before anything is made, for a disk smaller than its local image, naming both sizes", async () => {
+      const e = await userStack({ capacity: "32MiB" });
+      try {
+        await assert.rejects(e.stack.preview(), /capacity 33554432 bytes is smaller than the image's virtual size of 67108864 bytes/);
+        assert.deepStrictEqual(volumeNames(labEnv()).filter((v) => v.startsWith(e.prefix)), []);
+      } finally {
+        await finish(e);
+      }
+    });
+
     firstLeg("refreshes and destroys a stack from another checkout after the first is gone: a relative key path is recorded as written", async () => {
       const lab = labEnv();
       const checkouts = ["rel-a", "rel-b"].map(userProgram);

@@ -9,7 +9,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { e2eStack } from "../support/pulumi";
-import { labEnv, repoRoot } from "../support/lab";
+import { labEnv, quickstartLabConfig, repoRoot } from "../support/lab";
 
 describe("secrets", function () {
   this.timeout(600_000);
@@ -25,7 +25,7 @@ describe("secrets", function () {
     const keyBody = key.split("\n")[2]; // a line of the key's base64 body
     const authorized = fs.readFileSync(path.join(path.dirname(lab.key), "authorized_keys"), "utf8");
     fs.appendFileSync(path.join(path.dirname(lab.key), "authorized_keys"), fs.readFileSync(keyFile + ".pub"));
-    const e = await e2eStack(repoRoot, `secrets${process.pid}`, { prefix: `sec${process.pid}` }, { PULUMI_KVM_LOG: "2" });
+    const e = await e2eStack(repoRoot, `secrets${process.pid}`, { ...quickstartLabConfig(), prefix: `sec${process.pid}` }, { PULUMI_KVM_LOG: "2" });
     const output: string[] = [];
     const collect = (s: string) => output.push(s);
     const leaks = (text: string) => [marker, passphrase, keyBody].filter((s) => text.includes(s));
