@@ -2,10 +2,10 @@
 import { execFileSync, spawn } from "child_process";
 import * as crypto from "crypto";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { LabEnv, repoRoot } from "../test/support/lab";
 import { e2eStack } from "../test/support/pulumi";
+import { tempDir } from "../test/support/tmp";
 
 export interface Row {
   benchmark: string;
@@ -127,7 +127,7 @@ export function fmtSeconds(s: number): string {
 }
 
 export function tmpdir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), "bench-"));
+  return tempDir("bench-");
 }
 
 /** A file of `mib` MiB of random bytes. */

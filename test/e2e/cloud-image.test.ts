@@ -7,13 +7,13 @@
 import * as assert from "assert";
 import { execFileSync } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { e2eStack, E2eStack } from "../support/pulumi";
 import { labEnv } from "../support/lab";
 import { legEnv, legProject, programFiles, programIn, testLegs } from "../support/package";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
 import { assertDomainXmlValid } from "../support/xml-schema";
+import { tempDir } from "../support/tmp";
 
 const leg = testLegs()[0];
 const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
@@ -21,7 +21,7 @@ const only = (summary: Record<string, number | undefined>) => Object.fromEntries
 describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS and UEFI`, function () {
   this.timeout(1_800_000);
   const tag = `ci${process.pid}`;
-  const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), "guest-key-"));
+  const keyDir = tempDir("guest-key-");
   const key = path.join(keyDir, "id_ed25519");
   let e: E2eStack | undefined;
   let volumesBefore: string[];

@@ -7,7 +7,6 @@
 import * as assert from "assert";
 import { execFileSync } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { e2eStack, E2eStack } from "../support/pulumi";
 import { running } from "../support/pids";
@@ -15,6 +14,7 @@ import { descendants, PulumiRun, runPulumi, until } from "../support/pulumi-proc
 import { labEnv } from "../support/lab";
 import { legEnv, legProject, programFiles, programIn, testLegs } from "../support/package";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
+import { tempDir } from "../support/tmp";
 
 const leg = testLegs()[0];
 const lab = labEnv();
@@ -23,7 +23,7 @@ const GRACE_MS = 5_000;
 describe(`e2e [${leg.name}]: Ctrl-C during pulumi up`, function () {
   this.timeout(900_000);
   const tag = `ic${process.pid}`;
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), "interrupt-"));
+  const work = tempDir("interrupt-");
   const journal = path.join(work, "leftovers.json");
   const bigImage = path.join(work, "big.raw");
   let runs = 0;

@@ -13,6 +13,7 @@ import { labEnv, repoRoot } from "../support/lab";
 import { consumerTsconfig, installedCli, legEnv, legProject, LegProject, packedTarball, programFiles, programIn, testLegs } from "../support/package";
 import { e2eStack } from "../support/pulumi";
 import { volumeNames } from "../support/virsh";
+import { tempDir } from "../support/tmp";
 
 const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
 
@@ -89,7 +90,7 @@ for (const leg of testLegs()) {
     for (const m of managers) {
       it(`runs preview, up and destroy of a program installed with ${m.name}`, async () => {
         const lab = labEnv();
-        const root = fs.mkdtempSync(path.join(os.tmpdir(), "kvm-pm-"));
+        const root = tempDir("kvm-pm-");
         const dir = m.layout(root);
         fs.mkdirSync(dir, { recursive: true });
         fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({

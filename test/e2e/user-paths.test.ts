@@ -9,7 +9,6 @@ import * as assert from "assert";
 import * as crypto from "crypto";
 import { execFileSync } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { e2eStack, E2eStack } from "../support/pulumi";
 import { FileServer } from "../support/http-server";
@@ -17,6 +16,7 @@ import { labEnv } from "../support/lab";
 import { legEnv, legProject, programFiles, programIn, testLegs } from "../support/package";
 import { domainNames, leases, virsh, volumeNames } from "../support/virsh";
 import { assertDomainXmlValid } from "../support/xml-schema";
+import { tempDir } from "../support/tmp";
 
 for (const leg of testLegs()) {
   const tag = `${process.pid}${leg.name}`;
@@ -205,7 +205,7 @@ for (const leg of testLegs()) {
       const lab = labEnv();
       const authorizedFile = path.join(path.dirname(lab.key), "authorized_keys");
       const authorized = fs.readFileSync(authorizedFile, "utf8");
-      const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rotate-"));
+      const tmp = tempDir("rotate-");
       const [oldKey, newKey] = ["old", "new"].map((n) => {
         const f = path.join(tmp, `id_${n}`);
         execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `rotate-${n}`, "-f", f]);

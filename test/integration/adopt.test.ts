@@ -5,7 +5,6 @@
 import * as assert from "assert";
 import * as crypto from "crypto";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { domainProvider, DomainInputs } from "../../provider/resources/domain";
 import { imageProvider, ImageInputs } from "../../provider/resources/image";
@@ -17,11 +16,12 @@ import { checked } from "../support/checked";
 import { labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
 import { domainNames, networkNames, poolNames, virsh, volumeNames } from "../support/virsh";
+import { tempDir } from "../support/tmp";
 
 describe("adopt", function () {
   this.timeout(300_000);
   const tag = `ad${process.pid}`;
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "adopt-"));
+  const tmp = tempDir("adopt-");
   const host = () => labHost(labEnv());
   const undo: (() => unknown)[] = [];
   after(async () => {

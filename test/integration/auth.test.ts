@@ -9,10 +9,11 @@ import * as path from "path";
 import { HostPool } from "../../provider/pool/host-pool";
 import { labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
+import { tempDir } from "../support/tmp";
 
 describe("SSH authentication", function () {
   this.timeout(60_000);
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "auth-"));
+  const tmp = tempDir("auth-");
   let authorized = "";
   let authorizedFile = "";
   let agentPid: number | undefined;

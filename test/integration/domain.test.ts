@@ -1,7 +1,6 @@
 // The Domain resource against the lab: real guests under qemu emulation.
 import * as assert from "assert";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { execFileSync } from "child_process";
 import { create as xml } from "xmlbuilder2";
@@ -13,6 +12,7 @@ import { labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
 import { domainNames, leases, virsh, volumeNames } from "../support/virsh";
 import { diskOf } from "../support/disks";
+import { tempDir } from "../support/tmp";
 
 
 describe("Domain", function () {
@@ -242,7 +242,7 @@ describe("Domain", function () {
     volumes.push(raw);
     const vm = await domain({ name: `${tag}-rawdisk`, disks: [{ volume: raw.name, format: raw.format }], running: false });
     // what a guest can do to its own disk: write a qcow2 header that names /etc/shadow
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "hostile-"));
+    const dir = tempDir("hostile-");
     const header = path.join(dir, "header.qcow2");
     execFileSync("qemu-img", ["create", "-q", "-f", "qcow2", "-u", "-b", "/etc/shadow", "-F", "raw", header, "64M"]);
     virsh(["vol-upload", "--pool", lab.pool, raw.name, header]);
@@ -277,7 +277,7 @@ describe("Domain", function () {
 
   it("refuses to delete or update a domain it did not create", async () => {
     const name = `${tag}-foreign`;
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "foreign-"));
+    const dir = tempDir("foreign-");
     const file = path.join(dir, "d.xml");
     fs.writeFileSync(file, xml().ele("domain", { type: "qemu" }).ele("name").txt(name).up().ele("memory", { unit: "MiB" }).txt("64").up()
       .ele("os").ele("type").txt("hvm").end());

@@ -11,10 +11,11 @@ import { labEnv, repoRoot } from "../support/lab";
 import { knownHostsFor } from "../support/sshd";
 import { TcpProxy } from "../support/tcp-proxy";
 import { virsh } from "../support/virsh";
+import { tempDir } from "../support/tmp";
 
 describe("health", function () {
   this.timeout(120_000);
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "health-"));
+  const tmp = tempDir("health-");
   const pool = new HostPool();
   after(async () => {
     await pool.closeAll();

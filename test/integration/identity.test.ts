@@ -5,7 +5,6 @@
 // its leftover is removed by the next operation only while it proves to be the one made.
 import * as assert from "assert";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { spawn } from "child_process";
 import { setLogSink } from "../../provider/log";
@@ -20,6 +19,7 @@ import { checked } from "../support/checked";
 import { labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
 import { domainNames, networkNames, poolNames, virsh, volumeNames } from "../support/virsh";
+import { tempDir } from "../support/tmp";
 
 interface Provider {
   check(olds: any, news: any): Promise<{ inputs: any; failures: { property: string; reason: string }[] }>;
@@ -45,7 +45,7 @@ interface Case {
 describe("identity: objects remade by someone else under the same name", function () {
   this.timeout(240_000);
   const tag = `id${process.pid}`;
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "identity-"));
+  const tmp = tempDir("identity-");
   const warnings: string[] = [];
   const lab = () => labEnv();
   const host = () => labHost(lab());

@@ -6,11 +6,11 @@
 import * as assert from "assert";
 import { execFileSync } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { create } from "xmlbuilder2";
 import { labEnv } from "../support/lab";
 import { domainNames, leases, sshUri, virsh, volumeNames } from "../support/virsh";
+import { tempDir } from "../support/tmp";
 
 describe("lab", function () {
   this.timeout(120_000);
@@ -18,7 +18,7 @@ describe("lab", function () {
   it("answers libvirt calls through sshd with the lab key and a verified host key", () => {
     const lab = labEnv();
     assert.ok(virsh(["hostname"], sshUri(lab)).length > 0);
-    const wrong = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "kh-")), "known_hosts");
+    const wrong = path.join(tempDir("kh-"), "known_hosts");
     // a different ed25519 key for the same host:port must be refused
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", wrong + ".key"]);
     fs.writeFileSync(wrong, `[${lab.host}]:${lab.port} ${fs.readFileSync(wrong + ".key.pub", "utf8").split(" ").slice(0, 2).join(" ")}\n`);
@@ -36,7 +36,7 @@ describe("lab", function () {
     const lab = labEnv();
     const name = `labtest-${process.pid}`;
     const hostname = `lab-${Date.now().toString(36)}`;
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "seed-"));
+    const dir = tempDir("seed-");
     fs.writeFileSync(path.join(dir, "meta-data"), `instance-id: ${hostname}\nlocal-hostname: ${hostname}\n`);
     fs.writeFileSync(path.join(dir, "user-data"), "#cloud-config\n");
     const iso = path.join(dir, "seed.iso");

@@ -15,6 +15,7 @@ import { acceptedLogins, labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
 import { knownHostsFor, startSshd } from "../support/sshd";
 import { TcpProxy } from "../support/tcp-proxy";
+import { tempDir } from "../support/tmp";
 
 const MiB = 1024 * 1024;
 
@@ -30,7 +31,7 @@ async function dialFailure(pool: HostPool, host: Parameters<HostPool["run"]>[0])
 
 describe("SSH dialing and the host pool", function () {
   this.timeout(120_000);
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pool-"));
+  const tmp = tempDir("pool-");
   const pools: HostPool[] = [];
   const newPool = () => { const p = new HostPool(); pools.push(p); return p; };
   after(async () => {

@@ -4,10 +4,10 @@
 import * as assert from "assert";
 import * as crypto from "crypto";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { execFileSync } from "child_process";
 import { readMarker, withMarker } from "../../provider/image/qcow2-marker";
+import { tempDir } from "../support/tmp";
 
 const qemuImg = (...args: string[]) => execFileSync("qemu-img", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 const head = (file: string) => fs.readFileSync(file).subarray(0, 64 * 1024);
@@ -20,7 +20,7 @@ function mark(file: string, uuid: string): void {
 }
 
 describe("the identity in a qcow2 header", () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "marker-"));
+  const dir = tempDir("marker-");
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   for (const [what, extra] of [["a v3 image", []], ["a v2 (compat 0.10) image", ["-o", "compat=0.10"]]] as const) {

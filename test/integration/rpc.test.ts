@@ -16,6 +16,7 @@ import { PoolRef, VolumeRef } from "../../provider/rpc/types";
 import { labEnv } from "../support/lab";
 import { localSocket, sshSocket } from "../support/links";
 import { volumeNames } from "../support/virsh";
+import { tempDir } from "../support/tmp";
 
 const MiB = 1024 * 1024;
 
@@ -32,7 +33,7 @@ describe("RPC client", function () {
   let lv: Libvirt;
   let pool: PoolRef;
   const made: VolumeRef[] = [];
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rpc-"));
+  const tmp = tempDir("rpc-");
 
   before(async () => {
     const lab = labEnv();

@@ -2,7 +2,6 @@
 import * as assert from "assert";
 import * as crypto from "crypto";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import { create as xml } from "xmlbuilder2";
@@ -17,6 +16,7 @@ import { FileServer } from "../support/http-server";
 import { knownHostsFor } from "../support/sshd";
 import { TcpProxy } from "../support/tcp-proxy";
 import { virsh, volumeNames } from "../support/virsh";
+import { tempDir } from "../support/tmp";
 
 const MiB = 1024 * 1024;
 
@@ -28,7 +28,7 @@ function sha256(file: string): string {
 describe("Image and Volume", function () {
   this.timeout(180_000);
   const tag = `st${process.pid}`;
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "storage-"));
+  const tmp = tempDir("storage-");
   const made: { kind: "image" | "volume"; outs: any }[] = [];
   let server: FileServer;
 

@@ -5,7 +5,6 @@
 import * as assert from "assert";
 import * as crypto from "crypto";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { execFileSync } from "child_process";
 import { domainProvider, DomainInputs, DomainOutputs } from "../../provider/resources/domain";
@@ -19,11 +18,12 @@ import { diskOf } from "../support/disks";
 import { labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
 import { virsh, volumeNames } from "../support/virsh";
+import { tempDir } from "../support/tmp";
 
 describe("trust: formats are recorded, never probed", function () {
   this.timeout(180_000);
   const tag = `tr${process.pid}`;
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "trust-"));
+  const tmp = tempDir("trust-");
   const volumes: VolumeOutputs[] = [];
   const domains: DomainOutputs[] = [];
   let data: VolumeOutputs;

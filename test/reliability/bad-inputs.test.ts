@@ -6,7 +6,6 @@ import * as assert from "assert";
 import * as crypto from "crypto";
 import { execFileSync } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { domainProvider } from "../../provider/resources/domain";
 import { imageProvider } from "../../provider/resources/image";
@@ -19,6 +18,7 @@ import { labHost } from "../support/hosts";
 import { FileServer } from "../support/http-server";
 import { LabEnv, labEnv } from "../support/lab";
 import { domainNames, networkNames, poolNames, volumeNames } from "../support/virsh";
+import { tempDir } from "../support/tmp";
 
 type Kind = "image" | "volume" | "domain" | "pool" | "network";
 const providers: Record<Kind, ResourceProvider<any, any>> = {
@@ -179,7 +179,7 @@ const cases: Case[] = [
 
 describe("bad inputs", function () {
   this.timeout(120_000);
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "bad-"));
+  const tmp = tempDir("bad-");
   let ctx: Ctx;
   let server: FileServer;
   let hostile: FileServer;

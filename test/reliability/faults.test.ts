@@ -7,7 +7,6 @@
 import * as assert from "assert";
 import * as crypto from "crypto";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { classify } from "../../provider/errors";
 import { checkHost } from "../../provider/health/check";
@@ -25,6 +24,7 @@ import { knownHostsFor } from "../support/sshd";
 import { TcpProxy } from "../support/tcp-proxy";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
 import { diskOf } from "../support/disks";
+import { tempDir } from "../support/tmp";
 
 const MiB = 1024 * 1024;
 
@@ -50,7 +50,7 @@ function randomFile(file: string, mib: number): void {
 
 describe("faults", function () {
   this.timeout(300_000);
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "faults-"));
+  const tmp = tempDir("faults-");
   const cleanup: (() => Promise<void>)[] = [];
   before(() => { process.env.PULUMI_KVM_JOURNAL = path.join(tmp, "leftovers.json"); });
   after(async () => {

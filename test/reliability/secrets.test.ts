@@ -6,17 +6,17 @@ import * as assert from "assert";
 import { execFileSync } from "child_process";
 import * as crypto from "crypto";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { e2eStack } from "../support/pulumi";
 import { labEnv, quickstartLabConfig, repoRoot } from "../support/lab";
+import { tempDir } from "../support/tmp";
 
 describe("secrets", function () {
   this.timeout(600_000);
 
   it("never shows the key, its passphrase or the user data", async () => {
     const lab = labEnv();
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "secrets-"));
+    const tmp = tempDir("secrets-");
     const marker = `MARKER-${crypto.randomBytes(8).toString("hex")}`;
     const passphrase = `pass-${crypto.randomBytes(8).toString("hex")}`;
     const keyFile = path.join(tmp, "id_ed25519");

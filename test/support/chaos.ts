@@ -7,7 +7,6 @@
 // holds, and every error the run printed was classified and clear. Bounded by a cycle
 // count and a time limit; loopback and the lab's namespace only.
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { e2eStack, E2eStack } from "./pulumi";
 import { PulumiRun, runPulumi } from "./pulumi-process";
@@ -17,6 +16,7 @@ import { legEnv, legProject, programFiles, programIn, testLegs } from "./package
 import { knownHostsFor } from "./sshd";
 import { TcpProxy } from "./tcp-proxy";
 import { domainNames, volumeNames } from "./virsh";
+import { tempDir } from "./tmp";
 
 export const FAULTS = ["libvirtd restarted", "sshd killed", "link blackholed", "CLI interrupted"] as const;
 export type Fault = (typeof FAULTS)[number];
@@ -99,7 +99,7 @@ export async function runChaos(lab: LabEnv, opts: ChaosOptions): Promise<ChaosFi
     seed, cycles: 0, ms: 0, faults: Object.fromEntries(FAULTS.map((f) => [f, 0])) as Record<Fault, number>,
     operations: 0, failed: 0, unclear: [], leaked: [], lost: [], drifted: 0,
   };
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), "chaos-"));
+  const work = tempDir("chaos-");
   const proxies = [await TcpProxy.start(lab.port), await TcpProxy.start(lab.port2)];
   const leg = testLegs()[0];
   const prefix = `ch${process.pid}`;

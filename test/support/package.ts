@@ -11,6 +11,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { labEnv, repoRoot } from "./lab";
+import { tempDir } from "./tmp";
 
 export interface Leg {
   name: "node20" | "node24";
@@ -50,7 +51,7 @@ let tarball: string | undefined;
 /** `npm pack` of a clean copy of the sources; once per process. */
 export function packedTarball(): string {
   if (tarball) return tarball;
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), "kvm-pack-"));
+  const work = tempDir("kvm-pack-");
   const clone = path.join(work, "clone");
   for (const f of sourceFiles()) {
     fs.mkdirSync(path.dirname(path.join(clone, f)), { recursive: true });
@@ -109,7 +110,7 @@ export function legProject(leg: Leg): LegProject {
 
 /** A fresh project with `tarball` (this package, or an older release) and the leg's SDK installed. */
 export function projectWith(tarball: string, leg: Leg): LegProject {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), `kvm-${leg.name}-`));
+  const root = tempDir(`kvm-${leg.name}-`);
   const env = { ...process.env, PATH: legPath(leg) };
   const nodeMajor = run("node", ["-p", "process.versions.node.split('.')[0]"], root, env).trim();
   fs.writeFileSync(path.join(root, "package.json"), JSON.stringify({ name: `kvm-e2e-${leg.name}`, private: true }, null, 2));

@@ -1,10 +1,10 @@
 // Real Pulumi runs through the Automation API with the CLI the lab built, a file
 // backend in a temp dir and a fixed passphrase.
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import { labEnv } from "./lab";
+import { tempDir } from "./tmp";
 
 export const PASSPHRASE = "pulumi-kvm-e2e";
 
@@ -30,7 +30,7 @@ export function pulumiEnv(backend: string): Record<string, string> {
 
 /** A stack of the program in `workDir`; `sharedBackend` lets a second checkout see the same stack. */
 export async function e2eStack(workDir: string, stackName: string, config: Record<string, string> = {}, extraEnv: Record<string, string> = {}, sharedBackend?: string): Promise<E2eStack> {
-  const backend = sharedBackend ?? fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-e2e-"));
+  const backend = sharedBackend ?? tempDir("pulumi-e2e-");
   const env = { ...pulumiEnv(backend), ...extraEnv };
   const stack = await LocalWorkspace.createOrSelectStack({ stackName, workDir }, { envVars: env });
   for (const [k, v] of Object.entries(config)) await stack.setConfig(k, { value: v });

@@ -3,10 +3,10 @@
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as net from "net";
-import * as os from "os";
 import * as path from "path";
 import { LabEnv } from "./lab";
 import { pidFromFile, stopProcess } from "./pids";
+import { tempDir } from "./tmp";
 
 export interface TestSshd {
   port: number;
@@ -25,7 +25,7 @@ async function freePort(): Promise<number> {
 /** Starts sshd from the lab's config with `overrides` (sshd_config lines) applied. */
 export async function startSshd(lab: LabEnv, overrides: Record<string, string>): Promise<TestSshd> {
   const port = await freePort();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sshd-"));
+  const dir = tempDir("sshd-");
   const base = fs.readFileSync(lab.sshdConfig, "utf8").split("\n")
     .filter((l) => l.trim() && !/^(Port|PidFile)\s/.test(l) && !Object.keys(overrides).some((k) => l.startsWith(k + " ")));
   const pidFile = path.join(dir, "sshd.pid");

@@ -2,12 +2,12 @@
 // libxml2-utils; scripts/lab up installs both). Missing tools fail the test with the fix.
 import { execFileSync } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { virsh } from "./virsh";
+import { tempDir } from "./tmp";
 
 export function assertValidXml(xml: string, kind: "domain" | "storagevol" | "storagepool" | "network"): void {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "xml-schema-"));
+  const dir = tempDir("xml-schema-");
   const file = path.join(dir, `${kind}.xml`);
   fs.writeFileSync(file, xml);
   try {

@@ -1,12 +1,12 @@
 import * as assert from "assert";
 import * as crypto from "crypto";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { fileChunks, fileData, fileReads, uploadChunks, type Hole } from "../../provider/image/chunks";
 import { dataRanges, holesReported } from "../../provider/image/file-extents";
 import { sha256File } from "../../provider/image/file-digest";
 import type { UploadChunk } from "../../provider/rpc/stream";
+import { tempDir } from "../support/tmp";
 
 async function collect(file: string, sparse: boolean, readSize?: number): Promise<UploadChunk[]> {
   const out: UploadChunk[] = [];
@@ -16,7 +16,7 @@ async function collect(file: string, sparse: boolean, readSize?: number): Promis
 }
 
 describe("fileChunks", () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chunks-"));
+  const dir = tempDir("chunks-");
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it("turns zero runs into holes and rebuilds the exact file", async () => {
@@ -80,7 +80,7 @@ function sparseFile(dir: string): { file: string; content: Buffer } {
 const rebuild = (items: (Buffer | Hole)[]) => Buffer.concat(items.map((i) => (Buffer.isBuffer(i) ? i : Buffer.alloc(i.hole))));
 
 describe("file holes (SEEK_DATA/SEEK_HOLE)", () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "holes-"));
+  const dir = tempDir("holes-");
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it("can ask for holes on Linux (fs-ext is installed and loads)", function () {

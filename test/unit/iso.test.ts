@@ -4,13 +4,13 @@ import * as assert from "assert";
 import { execFileSync } from "child_process";
 import * as crypto from "crypto";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { buildIso, primaryName } from "../../provider/iso/iso9660";
 import { buildSeed } from "../../provider/iso/seed";
+import { tempDir } from "../support/tmp";
 
 describe("seed ISO", () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "iso-"));
+  const dir = tempDir("iso-");
   const file = path.join(dir, "seed.iso");
   const userData = "#cloud-config\nusers:\n  - name: ops\n" + "x".repeat(5000) + "\n";
   const seed = buildSeed({ userData, hostname: "web-1", networkConfig: "version: 2\nethernets: {}\n", metaData: "instance-id: ignored\nfoo: bar\n" }, "fallback");

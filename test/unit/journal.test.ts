@@ -5,7 +5,6 @@
 // no leftover; one whose process died (Ctrl-C, a kill) is.
 import * as assert from "assert";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { ErrorCode } from "../../provider/rpc/error-codes";
 import { LibvirtError } from "../../provider/libvirt/api";
@@ -15,6 +14,7 @@ import { clearLeftovers, isJournalled, Making, removeLeftover, rollback } from "
 import { RpcTransportError } from "../../provider/rpc/errors";
 import { spawnSync } from "child_process";
 import { withMarker } from "../../provider/image/qcow2-marker";
+import { tempDir } from "../support/tmp";
 
 const host = { address: "hv1.example.com", user: "root", privateKey: "-----BEGIN OPENSSH PRIVATE KEY-----\nSECRETKEYBODY\n-----END OPENSSH PRIVATE KEY-----", passphrase: "SECRETPASSPHRASE" };
 const unreachable = { run: async () => { throw new Error("connect ECONNREFUSED"); }, describe: () => ({ label: "root@hv1.example.com", identity: "x" }) } as unknown as HostAccess;
@@ -65,7 +65,7 @@ function hostWith(o: { volKey?: string; volMarker?: string; domUuid?: string; ma
 }
 
 describe("leftover journal", () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "journal-"));
+  const dir = tempDir("journal-");
   const file = path.join(dir, "leftovers.json");
   const warnings: string[] = [];
   before(() => { process.env.PULUMI_KVM_JOURNAL = file; setLogSink((line) => warnings.push(line)); });
@@ -234,7 +234,7 @@ describe("leftover journal", () => {
   });
 
   it("refuses a directory others can write to, naming PULUMI_KVM_JOURNAL", async () => {
-    const shared = fs.mkdtempSync(path.join(os.tmpdir(), "journal-shared-"));
+    const shared = tempDir("journal-shared-");
     fs.chmodSync(shared, 0o1777);
     process.env.PULUMI_KVM_JOURNAL = path.join(shared, "leftovers.json");
     try {

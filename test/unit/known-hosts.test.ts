@@ -6,6 +6,7 @@ import * as path from "path";
 import { utils } from "ssh2";
 import { fingerprint, hostPattern, preferredHostKeyAlgorithms, verifyHostKey } from "../../provider/ssh/known-hosts";
 import { hostIdentity, resolveHost } from "../../provider/ssh/host";
+import { tempDir } from "../support/tmp";
 
 function newKey(): Buffer {
   const k = utils.generateKeyPairSync("ed25519");
@@ -18,7 +19,7 @@ function hashed(name: string): string {
 }
 
 describe("known_hosts verification", () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kh-"));
+  const dir = tempDir("kh-");
   const key = newKey();
   const other = newKey();
   const b64 = key.toString("base64");
@@ -91,7 +92,7 @@ describe("known_hosts verification", () => {
 
 describe("host resolution through ~/.ssh/config", () => {
   it("takes HostName, Port, User, IdentityFile and a chain of ProxyJump hops", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sshcfg-"));
+    const dir = tempDir("sshcfg-");
     const cfg = path.join(dir, "config");
     fs.writeFileSync(cfg, [
       "Host bastion", "  HostName 192.0.2.10", "  Port 2200", "  User jump",
@@ -110,7 +111,7 @@ describe("host resolution through ~/.ssh/config", () => {
   });
 
   it("never runs a Match exec command, and expands %h %n %p %r %u %d %% in HostName, IdentityFile and UserKnownHostsFile", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sshcfg-"));
+    const dir = tempDir("sshcfg-");
     const cfg = path.join(dir, "config");
     const ran = path.join(dir, "ran");
     fs.writeFileSync(cfg, [
