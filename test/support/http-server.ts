@@ -8,6 +8,8 @@ export type Fault = "500" | "404" | "truncate";
 
 export class FileServer {
   readonly requests: string[] = [];
+  /** HEAD requests (preview's size check), apart from the downloads. */
+  readonly heads: string[] = [];
   /** Faults applied to the next requests, one each, in order. */
   faults: Fault[] = [];
   /** Whether Range requests get their 206 answer (else the whole file, 200). */
@@ -37,6 +39,14 @@ export class FileServer {
   }
 
   private serve(req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (req.method === "HEAD") {
+      // check's look at the announced size: not a download, so no fault is spent on it
+      this.heads.push(req.url ?? "");
+      if (req.url?.includes("missing")) { res.writeHead(404); res.end(); return; }
+      res.writeHead(200, this.lengthless ? {} : { "content-length": String(this.claimedLength ?? fs.statSync(this.file).size) });
+      res.end();
+      return;
+    }
     this.requests.push(req.url ?? "");
     const fault = this.faults.shift();
     const size = fs.statSync(this.file).size;
