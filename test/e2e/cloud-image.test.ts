@@ -9,7 +9,7 @@ import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import { e2eStack, E2eStack } from "../support/pulumi";
-import { labEnv } from "../support/lab";
+import { labEnv, quickstartLabConfig } from "../support/lab";
 import { legEnv, legProject, programFiles, programIn, testLegs } from "../support/package";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
 import { assertDomainXmlValid } from "../support/xml-schema";
@@ -24,6 +24,8 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
   const keyDir = tempDir("guest-key-");
   const key = path.join(keyDir, "id_ed25519");
   let e: E2eStack | undefined;
+  /** docs/getting-started.md walked on the lab: the quickstart program with the cloud image, its boot beside the other two. */
+  let started: E2eStack | undefined;
   let volumesBefore: string[];
   let domainsBefore: string[];
 
@@ -50,20 +52,33 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
     domainsBefore = domainNames();
     const dir = programIn(legProject(leg), "cloud", programFiles("cloud"));
     e = await e2eStack(dir, `cloud${tag}`, { prefix: tag, memory: "1024", publicKey: fs.readFileSync(`${key}.pub`, "utf8").trim() }, legEnv(legProject(leg)));
+    // getting-started's steps, as its text gives them: the host, the image, the public key; memory and disk as the program's defaults
+    const quickstart = programIn(legProject(leg), "getting-started", { "Pulumi.yaml": "Pulumi.yaml", "examples/quickstart/index.ts": "examples/quickstart/index.ts" });
+    const { memory: _labMemory, ...host } = quickstartLabConfig();
+    started = await e2eStack(quickstart, `gs${tag}`, {
+      ...host, imagePath: labEnv().cloudImage, sshPublicKey: fs.readFileSync(`${key}.pub`, "utf8").trim(), prefix: `${tag}-gs`,
+    }, legEnv(legProject(leg)));
   });
   after(async () => {
-    if (e) {
-      await e.stack.destroy().catch(() => undefined);
-      await e.remove();
+    for (const s of [e, started]) {
+      if (!s) continue;
+      await s.stack.destroy().catch(() => undefined);
+      await s.remove();
     }
     fs.rmSync(keyDir, { recursive: true, force: true });
   });
 
-  it("boots under both firmwares, runs user-data, vendor-data and network-config, and keeps the guest across an update; destroy leaves nothing", async () => {
+  it("boots under both firmwares, runs user-data, vendor-data and network-config, and keeps the guest across an update; destroy leaves nothing; getting-started's steps give an SSH login", async () => {
     const stack = e!.stack;
-    const started = Date.now();
-    const up = await stack.up();
-    const upSeconds = (Date.now() - started) / 1000;
+    const startedAt = Date.now();
+    // getting-started: preview, then up, booting beside the two VMs of the cloud program
+    const gsPreview = await started!.stack.preview();
+    assert.strictEqual(gsPreview.changeSummary.create, 4, "image, disk, VM, stack");
+    const [up, gsUp] = await Promise.all([stack.up(), started!.stack.up()]);
+    const upSeconds = (Date.now() - startedAt) / 1000;
+    assert.strictEqual(gsUp.summary.result, "succeeded");
+    const gsIp = gsUp.outputs.ip.value as string;
+    assert.match(gsIp, /^192\.168\.150\.\d+$/, "pulumi stack output ip");
     assert.strictEqual(up.summary.result, "succeeded");
     const ips = up.outputs.ips.value as string[];
     const uuids = up.outputs.uuids.value as string[];
@@ -76,7 +91,7 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
       assertDomainXmlValid(vm);
       await login(ips[i]);
       const status = inGuest(ips[i], "cloud-init status --wait --long");
-      doneAt[fw] = (Date.now() - started) / 1000;
+      doneAt[fw] = (Date.now() - startedAt) / 1000;
       assert.match(status, /^status: done$/m, `${fw}: ${status}`);
       const result = JSON.parse(inGuest(ips[i], "sudo cat /var/lib/cloud/data/result.json")) as { v1: { errors: string[]; datasource: string } };
       assert.deepStrictEqual(result.v1.errors, [], `${fw}: cloud-init reported errors`);
@@ -90,6 +105,14 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
       assert.strictEqual(inGuest(ips[i], "test -d /sys/firmware/efi && echo uefi || echo bios"), fw, "booted by the firmware asked for");
       instanceIds[fw] = inGuest(ips[i], "cat /var/lib/cloud/data/instance-id");
     }
+    // ssh debian@$(pulumi stack output ip): the key from sshPublicKey is the default user's
+    await login(gsIp);
+    assert.strictEqual(inGuest(gsIp, "hostname"), "quickstart");
+    assert.match(virsh(["dominfo", `${tag}-gs-vm`]), /Max memory:\s+1048576 KiB/, "the quickstart's 1 GiB");
+    const virtualSize = (file: string) => JSON.parse(execFileSync("qemu-img", ["info", "-U", "--output", "json", file], { encoding: "utf8" }))["virtual-size"];
+    assert.strictEqual(virtualSize(path.join(labEnv().poolDir, `${tag}-gs-disk`)), virtualSize(labEnv().cloudImage), "the disk takes the image's size");
+    await started!.stack.destroy();
+
     // the agent's view: the address waitForIp returned for the UEFI VM is one the agent reports
     assert.ok(virsh(["domifaddr", `${tag}-uefi`, "--source", "agent"]).includes(ips[1]), "the agent reports the UEFI VM's address");
     assert.match(virsh(["dumpxml", `${tag}-uefi`]), new RegExp(`<interface type='direct'>\\s*<mac address='52:54:00:c1:00:02'/>\\s*<source dev='${labEnv().directDev}' mode='bridge'/>`), "the UEFI VM's first NIC is macvtap");
