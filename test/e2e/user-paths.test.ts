@@ -113,6 +113,53 @@ for (const leg of testLegs()) {
       }
     });
 
+    firstLeg("makes Images verified by a published SHA512SUMS file (checksumUrl) and by a sha512, and refuses other bytes in preview", async () => {
+      const lab = labEnv();
+      const sha512 = crypto.createHash("sha512").update(fs.readFileSync(lab.image)).digest("hex");
+      const dir = tempDir("sums-");
+      fs.writeFileSync(path.join(dir, "SHA512SUMS"), `${"1".repeat(128)}  other.qcow2\n${sha512}  image.qcow2\n`);
+      const [server, sums] = [await FileServer.start(lab.image), await FileServer.start(path.join(dir, "SHA512SUMS"))];
+      const e = await userStack({ imageUrl: server.url("image.qcow2"), imageChecksumUrl: sums.url("SHA512SUMS") });
+      const pinned = await userStack({ imageUrl: server.url("image.qcow2"), imageSha512: sha512 });
+      try {
+        for (const s of [e, pinned]) {
+          const up = await s.stack.up();
+          assert.strictEqual(up.summary.result, "succeeded");
+          assert.strictEqual(up.outputs.imageSha512.value, sha512);
+          assert.deepStrictEqual(only((await s.stack.preview()).changeSummary), { same: 3 });
+        }
+        // a checksum file without a line for the image's name fails the preview, naming the property
+        await e.stack.setConfig("imageUrl", { value: server.url("renamed.qcow2") });
+        await assert.rejects(e.stack.preview(), /source\.checksumUrl.*no sha256 or sha512 line for "renamed\.qcow2"/s);
+      } finally {
+        await finish(e);
+        await finish(pinned);
+        await server.close();
+        await sums.close();
+      }
+    });
+
+    firstLeg("copies a large volume (cloneOf) under a 1 s PULUMI_KVM_CALL_TIMEOUT: the copy is bounded by its progress", async () => {
+      const dir = tempDir("bigimg-");
+      const big = path.join(dir, "big.raw");
+      const fd = fs.openSync(big, "w");
+      for (let i = 0; i < 128; i++) fs.writeSync(fd, crypto.randomBytes(16 * 1024 * 1024));
+      fs.closeSync(fd);
+      const prefix = `up${tag}xcopy`;
+      const e = await e2eStack(userProgram("copy"), `u${tag}xcopy`, { prefix, imagePath: big, disk: "copy" }, { ...legEnv(legProject(leg)), PULUMI_KVM_CALL_TIMEOUT: "1", PULUMI_KVM_LOG: "1" });
+      try {
+        const up = await e.stack.up();
+        assert.strictEqual(up.summary.result, "succeeded");
+        const copy = /rpc=virStorageVolCreateXMLFrom .* dur=(\d+)ms/.exec(up.stdout + up.stderr);
+        assert.ok(copy, "the copy's trace line");
+        assert.ok(Number(copy[1]) > 1300, `the copy took ${copy[1]} ms: longer than the 1 s bound, or it proves nothing`);
+        assert.strictEqual(up.outputs.capacityBytes.value, 2048 * 1024 * 1024);
+      } finally {
+        await finish(e);
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     firstLeg("never diffs on sizes libvirt rounds (1000001, \"1.5GB\", \"10GB\"), and shrinking below the request replaces", async () => {
       const e = await userStack({ disk: "blank", capacity: "1000001" });
       try {

@@ -3,8 +3,8 @@
 // config names it.
 //   prefix      names of every object (a per-run tag)
 //   imagePath   the Image's source.path as written (may be relative: "./img.qcow2")
-//   imageUrl, imageSha256  the Image from an http(s) URL instead (sha256 optional)
-//   disk        "overlay" (default: over the Image) | "blank"
+//   imageUrl, imageSha256, imageSha512, imageChecksumUrl  the Image from an http(s) URL instead (checksums optional)
+//   disk        "overlay" (default: over the Image) | "blank" | "copy" (a full copy of the Image, cloneOf)
 //   capacity    the Volume's capacity (digits: a number of bytes); absent: the image's size
 //   domain      "none" | "minimal" (one disk, nothing else) | "net" (a NIC, waitForIp)
 //   arrays      "outputs": the "net" domain's disks and networkInterfaces as Outputs of arrays
@@ -22,12 +22,17 @@ const host = labHost({ port: config.get("port"), privateKeyPath: config.get("pri
 const imageUrl = config.get("imageUrl");
 const image = new kvm.Image(`${prefix}-image`, {
   host,
-  source: imageUrl ? { url: imageUrl, sha256: config.get("imageSha256") } : { path: config.get("imagePath") ?? lab.KVM_LAB_IMAGE },
+  source: imageUrl
+    ? { url: imageUrl, sha256: config.get("imageSha256"), sha512: config.get("imageSha512"), checksumUrl: config.get("imageChecksumUrl") }
+    : { path: config.get("imagePath") ?? lab.KVM_LAB_IMAGE },
 });
 const capacity = config.get("capacity");
-const disk = config.get("disk") === "blank"
+const diskKind = config.get("disk") ?? "overlay";
+const disk = diskKind === "blank"
   ? new kvm.Volume(`${prefix}-disk`, { host, capacity: /^\d+$/.test(capacity ?? "") ? Number(capacity) : capacity })
-  : new kvm.Volume(`${prefix}-disk`, { host, baseImage: image, capacity });
+  : diskKind === "copy"
+    ? new kvm.Volume(`${prefix}-disk`, { host, cloneOf: image, format: "raw" })
+    : new kvm.Volume(`${prefix}-disk`, { host, baseImage: image, capacity });
 
 const kind = config.get("domain") ?? "none";
 const vm = kind === "minimal"
@@ -47,6 +52,7 @@ const vm = kind === "minimal"
     : undefined;
 
 export const imageSha256 = image.sha256;
+export const imageSha512 = image.sha512;
 export const capacityBytes = disk.capacityBytes;
 export const state = vm?.state;
 export const ip = vm?.ipAddress;
