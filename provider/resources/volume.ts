@@ -95,17 +95,20 @@ const backingOf = (inputs: VolumeInputs, source: Source | undefined) => (inputs.
 /** How often a copy's progress is looked at, and logged. */
 const COPY_POLL_MS = 1000;
 const COPY_REPORT_MS = 2000;
+/** The shortest time without progress that fails a copy, whatever the call bound. */
+const COPY_PROGRESS_FLOOR_MS = 15_000;
 
 /**
  * A full copy made by libvirt on the host, one call that lasts as long as the copy: its
  * growing allocation is logged as progress and bounds it. It fails when the copy made no
- * progress for the call bound (PULUMI_KVM_CALL_TIMEOUT), however long it runs.
+ * progress for the call bound (PULUMI_KVM_CALL_TIMEOUT, at least 15 s), however long it runs.
  */
 async function copyWithProgress(lv: Libvirt, pool: PoolRef, xml: string, source: VolumeRef, host: string, what: string): Promise<VolumeRef> {
   const total = Number((await lv.volumeInfo(source)).allocation);
   const report = progressReporter(host, what, total, COPY_REPORT_MS, "copy");
   const name = parseVolumeXml(xml).name;
-  const bound = callTimeoutMs();
+  // the allocation grows in the steps the filesystem reports (delayed allocation): never judge it over less than this
+  const bound = callTimeoutMs() > 0 ? Math.max(callTimeoutMs(), COPY_PROGRESS_FLOOR_MS) : 0;
   const watchdog = new AbortController();
   let allocated = -1;
   let progressedAt = Date.now();
