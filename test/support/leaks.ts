@@ -9,7 +9,10 @@ const repoRoot = path.resolve(__dirname, "..", "..", "..");
 
 /** Every object on the lab, as "kind name" lines; undefined when the lab is not up. */
 function inventory(): Set<string> | undefined {
-  if (!fs.existsSync(path.join(repoRoot, ".lab", "env"))) return undefined;
+  if (!fs.existsSync(path.join(repoRoot, ".lab", "env"))) {
+    if (process.env.KVM_LAB_REQUIRED === "1") throw new Error("the lab is required (KVM_LAB_REQUIRED=1) and not up: run scripts/lab up");
+    return undefined;
+  }
   const out = new Set<string>();
   for (const d of domainNames()) out.add(`domain ${d}`);
   for (const n of networkNames()) out.add(`network ${n}`);
