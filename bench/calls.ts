@@ -20,12 +20,15 @@ export const callsBenchmark: Benchmark = {
       const virsh = await timed(async () => {
         for (let i = 0; i < N; i++) await run("virsh", ["-q", "-c", uri, "pool-uuid", lab.pool]);
       });
-      return [{
-        benchmark: `${N} sequential pool lookups: one pooled connection vs ${N} virsh qemu+ssh calls`,
-        ours: `${fmtSeconds(ours.seconds)} (${((ours.seconds / N) * 1000).toFixed(2)} ms/call, dial included)`,
-        baseline: `${fmtSeconds(virsh.seconds)} (${((virsh.seconds / N) * 1000).toFixed(0)} ms/call)`,
-        ratio: virsh.seconds / ours.seconds, ratioOf: "virsh time / ours",
-      }];
+      return [
+        {
+          benchmark: `${N} sequential pool lookups: one pooled connection vs ${N} virsh qemu+ssh calls`,
+          ours: `${fmtSeconds(ours.seconds)} (${((ours.seconds / N) * 1000).toFixed(2)} ms/call, dial included)`,
+          baseline: `${fmtSeconds(virsh.seconds)} (${((virsh.seconds / N) * 1000).toFixed(0)} ms/call)`,
+          ratio: virsh.seconds / ours.seconds,
+          ratioOf: "virsh time / ours",
+        },
+      ];
     } finally {
       await pool.closeAll();
     }

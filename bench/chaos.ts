@@ -32,10 +32,18 @@ async function main(): Promise<void> {
     `| refreshes that found a change | ${f.drifted} | 0 |`,
     `| error lines not classified and clear | ${f.unclear.length} | 0 |`,
     "",
-    "Leaked:", ...list(f.leaked), "Lost:", ...list(f.lost), "Unclear errors:", ...list(f.unclear),
+    "Leaked:",
+    ...list(f.leaked),
+    "Lost:",
+    ...list(f.lost),
+    "Unclear errors:",
+    ...list(f.unclear),
   ];
   process.stderr.write(`chaos: wrote ${writeResults("chaos", lines)}\n`);
   process.exit(f.leaked.length || f.lost.length || f.unclear.length || f.drifted ? 1 : 0);
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

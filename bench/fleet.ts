@@ -12,7 +12,12 @@ const COUNT = 10;
 export const fleetBenchmark: Benchmark = {
   name: "fleet",
   async run(lab: LabEnv) {
-    const e = await e2eStack(path.join(repoRoot, "examples", "fleet"), `benchfleet${process.pid}`, { ...fleetLabConfig(), count: String(COUNT) }, { PULUMI_KVM_LOG: "1" });
+    const e = await e2eStack(
+      path.join(repoRoot, "examples", "fleet"),
+      `benchfleet${process.pid}`,
+      { ...fleetLabConfig(), count: String(COUNT) },
+      { PULUMI_KVM_LOG: "1" },
+    );
     try {
       const logins = () => [acceptedLogins(lab.sshdLog), acceptedLogins(lab.sshdLog2)];
       const before = logins();
@@ -36,7 +41,11 @@ export const fleetBenchmark: Benchmark = {
         },
         {
           benchmark: `preview of the ${COUNT}-VM fleet`,
-          ours: `health probes per host: ${Object.entries(probes).map(([h, n]) => `${h} ${n}`).join(", ") || "none logged"}`,
+          ours: `health probes per host: ${
+            Object.entries(probes)
+              .map(([h, n]) => `${h} ${n}`)
+              .join(", ") || "none logged"
+          }`,
           baseline: `${resourcesPerHost} resource checks per host`,
           ratio: resourcesPerHost / Math.max(1, ...probeCounts),
           ratioOf: "checks per host / probes per host",

@@ -32,7 +32,9 @@ export async function timed<T>(fn: () => Promise<T>): Promise<{ seconds: number;
 export async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ value: T; peakMiB: number }> {
   const base = process.memoryUsage().rss;
   let peak = base;
-  const t = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 20);
+  const t = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 20);
   try {
     const value = await fn();
     return { value, peakMiB: (peak - base) / (1024 * 1024) };
@@ -97,7 +99,9 @@ export function run(cmd: string, args: string[], opts: { input?: string } = {}):
     const p = spawn(cmd, args, { stdio: [stdin, "ignore", "pipe"] });
     if (typeof stdin === "number") fs.closeSync(stdin);
     let err = "";
-    p.stderr?.on("data", (d) => { err += d; });
+    p.stderr?.on("data", (d) => {
+      err += d;
+    });
     p.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(" ")} exited ${code}: ${err}`))));
   });
 }
@@ -119,7 +123,19 @@ export function virshLocal(args: string[]): string {
 }
 
 export function sshArgs(lab: LabEnv): string[] {
-  return ["-i", lab.key, "-p", String(lab.port), "-o", `UserKnownHostsFile=${lab.knownHosts}`, "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", `${lab.user}@${lab.host}`];
+  return [
+    "-i",
+    lab.key,
+    "-p",
+    String(lab.port),
+    "-o",
+    `UserKnownHostsFile=${lab.knownHosts}`,
+    "-o",
+    "StrictHostKeyChecking=yes",
+    "-o",
+    "BatchMode=yes",
+    `${lab.user}@${lab.host}`,
+  ];
 }
 
 export function fmtSeconds(s: number): string {
@@ -147,7 +163,12 @@ let imageRuns = 0;
 export async function imageUpSeconds(lab: LabEnv, source: { path: string } | { url: string; sha256?: string }): Promise<number> {
   const name = `bench-img-${process.pid}-${++imageRuns}`;
   const e = await e2eStack(path.join(repoRoot, "bench", "programs", "image"), name, {
-    name, address: lab.host, port: String(lab.port), user: lab.user, key: lab.key, knownHosts: lab.knownHosts,
+    name,
+    address: lab.host,
+    port: String(lab.port),
+    user: lab.user,
+    key: lab.key,
+    knownHosts: lab.knownHosts,
     ...("path" in source ? { path: source.path } : { url: source.url, ...(source.sha256 ? { sha256: source.sha256 } : {}) }),
   });
   try {
@@ -164,7 +185,7 @@ export async function imageUpSeconds(lab: LabEnv, source: { path: string } | { u
 export async function serveInChild(file: string): Promise<{ url: string; close(): void }> {
   const child = spawn(process.execPath, [path.join(__dirname, "serve-file.js"), file], { stdio: ["ignore", "pipe", "inherit"] });
   const base = await new Promise<string>((resolve, reject) => {
-    child.stdout!.once("data", (d) => resolve(String(d).trim()));
+    child.stdout.once("data", (d) => resolve(String(d).trim()));
     child.once("exit", (code) => reject(new Error(`serve-file exited ${code}`)));
   });
   return { url: `${base}${path.basename(file)}`, close: () => child.kill() };
@@ -187,9 +208,10 @@ export function writeResults(part: "benchmarks" | "chaos", lines: string[]): str
   const at = now.indexOf(CHAOS_HEADING);
   const benchmarks = at < 0 ? now : now.slice(0, at);
   const chaos = at < 0 ? "" : now.slice(at);
-  const text = part === "benchmarks"
-    ? [lines.join("\n").trimEnd(), chaos.trimEnd()].filter(Boolean).join("\n\n")
-    : [benchmarks.trimEnd(), [CHAOS_HEADING, "", ...lines].join("\n").trimEnd()].filter(Boolean).join("\n\n");
+  const text =
+    part === "benchmarks"
+      ? [lines.join("\n").trimEnd(), chaos.trimEnd()].filter(Boolean).join("\n\n")
+      : [benchmarks.trimEnd(), [CHAOS_HEADING, "", ...lines].join("\n").trimEnd()].filter(Boolean).join("\n\n");
   fs.writeFileSync(resultsFile, text + "\n");
   return resultsFile;
 }

@@ -24,12 +24,15 @@ export const memoryBenchmark: Benchmark = {
       const fromFile = await peak(`bench-mem-file-${process.pid}`, { path: file });
       const fromUrl = await peak(`bench-mem-url-${process.pid}`, { url: server.url });
       const worst = Math.max(fromFile, fromUrl);
-      return [{
-        benchmark: "peak RSS growth making a 4 GiB Image (goal ≤ 64 MiB)",
-        ours: `from a file ${fromFile.toFixed(0)} MiB, from an http URL ${fromUrl.toFixed(0)} MiB`,
-        baseline: "4096 MiB (the image's size)",
-        ratio: 4096 / worst, ratioOf: "image size / our worst peak growth",
-      }];
+      return [
+        {
+          benchmark: "peak RSS growth making a 4 GiB Image (goal ≤ 64 MiB)",
+          ours: `from a file ${fromFile.toFixed(0)} MiB, from an http URL ${fromUrl.toFixed(0)} MiB`,
+          baseline: "4096 MiB (the image's size)",
+          ratio: 4096 / worst,
+          ratioOf: "image size / our worst peak growth",
+        },
+      ];
     } finally {
       server.close();
     }

@@ -48,4 +48,10 @@ async function main(): Promise<void> {
   process.stderr.write(`bench: wrote ${writeResults("benchmarks", lines)}\n`);
 }
 
-main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

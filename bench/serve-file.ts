@@ -3,4 +3,4 @@
 // server's base URL.
 import { FileServer } from "../test/support/http-server";
 
-FileServer.start(process.argv[2]).then((s) => process.stdout.write(`${s.url("")}\n`));
+void FileServer.start(process.argv[2]).then((s) => process.stdout.write(`${s.url("")}\n`));

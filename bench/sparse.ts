@@ -41,29 +41,63 @@ export const sparseBenchmark: Benchmark = {
       // both read the file once first, so neither pays for the page cache alone
       for await (const c of fileChunks(file, { sparse: true })) void c;
       let sent = 0;
-      const ours = await bestOf(2, async () => (await timed(() => pool.run(host, async (lv) => {
-        const vol = await lv.lookupVolume(await lv.lookupPool(lab.pool), names.ours);
-        sent = (await lv.uploadVolume(vol, fileChunks(file, { sparse: true }), { sparse: true })).sent;
-      }))).seconds);
-      const virsh = await bestOf(2, async () => (await timed(() => run("virsh", ["-c", virshSshUri(lab, dir), "vol-upload", "--sparse", "--pool", lab.pool, names.virsh, file]))).seconds);
+      const ours = await bestOf(
+        2,
+        async () =>
+          (
+            await timed(() =>
+              pool.run(host, async (lv) => {
+                const vol = await lv.lookupVolume(await lv.lookupPool(lab.pool), names.ours);
+                sent = (await lv.uploadVolume(vol, fileChunks(file, { sparse: true }), { sparse: true })).sent;
+              }),
+            )
+          ).seconds,
+      );
+      const virsh = await bestOf(
+        2,
+        async () => (await timed(() => run("virsh", ["-c", virshSshUri(lab, dir), "vol-upload", "--sparse", "--pool", lab.pool, names.virsh, file]))).seconds,
+      );
       const [oursAlloc, virshAlloc] = [allocation(names.ours, lab), allocation(names.virsh, lab)];
-      const reading = await bestOf(2, async () => (await timed(async () => { for await (const b of fileData(file, { reuse: true })) void b; })).seconds);
+      const reading = await bestOf(
+        2,
+        async () =>
+          (
+            await timed(async () => {
+              for await (const b of fileData(file, { reuse: true })) void b;
+            })
+          ).seconds,
+      );
       const dataOnly = path.join(dir, "data-only.raw");
       fs.writeFileSync(dataOnly, crypto.randomBytes(Math.min(sent, 512 * MiB)));
-      const sending = await bestOf(2, async () => (await timed(() => pool.run(host, async (lv) => {
-        const vol = await lv.lookupVolume(await lv.lookupPool(lab.pool), names.ours);
-        await lv.uploadVolume(vol, fileChunks(dataOnly, { sparse: false }));
-      }))).seconds);
-      return [{
-        benchmark: "4 GiB raw image, 10 % data: sparse upload vs `virsh vol-upload --sparse` (goal ≥ 1.5; allocation ≤ 1.1× data)",
-        ours: `${fmtSeconds(ours)}, ${(sent / MiB).toFixed(0)} MiB sent, ${(oursAlloc / MiB).toFixed(0)} MiB allocated (${(oursAlloc / dataBytes).toFixed(2)}× the data)`,
-        baseline: `${fmtSeconds(virsh)}, ${(virshAlloc / MiB).toFixed(0)} MiB allocated`,
-        ratio: virsh / ours, ratioOf: "virsh time / ours",
-        note: `what bounds ours: reading the 4 GiB file alone ${fmtSeconds(reading)} (${holesReported() ? "holes skipped with SEEK_DATA" : "holes read as zeros: fs-ext is not installed"}), sending its ${(sent / MiB).toFixed(0)} MiB of data alone ${fmtSeconds(sending)}; the two overlap`,
-      }];
+      const sending = await bestOf(
+        2,
+        async () =>
+          (
+            await timed(() =>
+              pool.run(host, async (lv) => {
+                const vol = await lv.lookupVolume(await lv.lookupPool(lab.pool), names.ours);
+                await lv.uploadVolume(vol, fileChunks(dataOnly, { sparse: false }));
+              }),
+            )
+          ).seconds,
+      );
+      return [
+        {
+          benchmark: "4 GiB raw image, 10 % data: sparse upload vs `virsh vol-upload --sparse` (goal ≥ 1.5; allocation ≤ 1.1× data)",
+          ours: `${fmtSeconds(ours)}, ${(sent / MiB).toFixed(0)} MiB sent, ${(oursAlloc / MiB).toFixed(0)} MiB allocated (${(oursAlloc / dataBytes).toFixed(2)}× the data)`,
+          baseline: `${fmtSeconds(virsh)}, ${(virshAlloc / MiB).toFixed(0)} MiB allocated`,
+          ratio: virsh / ours,
+          ratioOf: "virsh time / ours",
+          note: `what bounds ours: reading the 4 GiB file alone ${fmtSeconds(reading)} (${holesReported() ? "holes skipped with SEEK_DATA" : "holes read as zeros: fs-ext is not installed"}), sending its ${(sent / MiB).toFixed(0)} MiB of data alone ${fmtSeconds(sending)}; the two overlap`,
+        },
+      ];
     } finally {
       for (const n of Object.values(names)) {
-        try { virshLocal(["vol-delete", "--pool", lab.pool, n]); } catch { /* not made */ }
+        try {
+          virshLocal(["vol-delete", "--pool", lab.pool, n]);
+        } catch {
+          /* not made */
+        }
       }
       await pool.closeAll();
     }

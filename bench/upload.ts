@@ -8,7 +8,20 @@
 import * as fs from "fs";
 import * as path from "path";
 import { LabEnv } from "../test/support/lab";
-import { Benchmark, bestOf, bestOfWithCpu, fmtSeconds, imageUpSeconds, processCpuSeconds, randomFile, run, sshArgs, timed, virshLocal, virshSshUri } from "./harness";
+import {
+  Benchmark,
+  bestOf,
+  bestOfWithCpu,
+  fmtSeconds,
+  imageUpSeconds,
+  processCpuSeconds,
+  randomFile,
+  run,
+  sshArgs,
+  timed,
+  virshLocal,
+  virshSshUri,
+} from "./harness";
 
 const GiB = 1024 * 1024 * 1024;
 
@@ -33,20 +46,41 @@ export const uploadBenchmark: Benchmark = {
 
     const name = "bench-virsh.raw";
     virshLocal(["vol-create-as", lab.pool, name, String(GiB), "--format", "raw"]);
-    const virsh = await bestOf(2, async () => (await timed(() => run("virsh", ["-c", virshSshUri(lab, dir), "vol-upload", "--pool", lab.pool, name, file]))).seconds);
+    const virsh = await bestOf(
+      2,
+      async () => (await timed(() => run("virsh", ["-c", virshSshUri(lab, dir), "vol-upload", "--pool", lab.pool, name, file]))).seconds,
+    );
     const local = await bestOfWithCpu(2, "libvirtd", () => run("virsh", ["-c", "qemu:///system", "vol-upload", "--pool", lab.pool, name, file]));
     virshLocal(["vol-delete", "--pool", lab.pool, name]);
 
     const note = `ours: \`pulumi up\` minus ${fmtSeconds(startup)} of Pulumi start-up (the same up of a 1 MiB image)`;
     return [
-      { benchmark: "1 GiB Image through `pulumi up` vs OpenSSH `cat > file` (goal ≥ 0.95)", ours: fmtSeconds(ours), baseline: fmtSeconds(openssh),
-        ratio: openssh / ours, ratioOf: "OpenSSH time / ours", note },
-      { benchmark: "1 GiB Image through `pulumi up` vs `virsh vol-upload` over qemu+ssh (goal ≥ 1.1)", ours: fmtSeconds(ours), baseline: fmtSeconds(virsh),
-        ratio: virsh / ours, ratioOf: "virsh time / ours", note },
-      { benchmark: "What bounds the two rows above: 1 GiB into libvirtd with no SSH (`virsh vol-upload` on the host's own socket)", ours: fmtSeconds(ours),
-        baseline: fmtSeconds(local.seconds), ratio: local.seconds / ours, ratioOf: "no-SSH time / ours",
-        note: `libvirtd's CPU per GiB: ${oursDaemonCpu.toFixed(2)} s for ours (${(oursDaemonCpu / openssh).toFixed(2)}× OpenSSH's whole time), ${local.cpu.toFixed(2)} s with no SSH; ` +
-          "its event-loop thread reads, copies and zero-fills every 256 KiB stream packet, and data through sshd arrives in more, smaller reads; `cat > file` has no libvirtd" },
+      {
+        benchmark: "1 GiB Image through `pulumi up` vs OpenSSH `cat > file` (goal ≥ 0.95)",
+        ours: fmtSeconds(ours),
+        baseline: fmtSeconds(openssh),
+        ratio: openssh / ours,
+        ratioOf: "OpenSSH time / ours",
+        note,
+      },
+      {
+        benchmark: "1 GiB Image through `pulumi up` vs `virsh vol-upload` over qemu+ssh (goal ≥ 1.1)",
+        ours: fmtSeconds(ours),
+        baseline: fmtSeconds(virsh),
+        ratio: virsh / ours,
+        ratioOf: "virsh time / ours",
+        note,
+      },
+      {
+        benchmark: "What bounds the two rows above: 1 GiB into libvirtd with no SSH (`virsh vol-upload` on the host's own socket)",
+        ours: fmtSeconds(ours),
+        baseline: fmtSeconds(local.seconds),
+        ratio: local.seconds / ours,
+        ratioOf: "no-SSH time / ours",
+        note:
+          `libvirtd's CPU per GiB: ${oursDaemonCpu.toFixed(2)} s for ours (${(oursDaemonCpu / openssh).toFixed(2)}× OpenSSH's whole time), ${local.cpu.toFixed(2)} s with no SSH; ` +
+          "its event-loop thread reads, copies and zero-fills every 256 KiB stream packet, and data through sshd arrives in more, smaller reads; `cat > file` has no libvirtd",
+      },
     ];
   },
 };

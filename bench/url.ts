@@ -36,10 +36,12 @@ export const urlBenchmark: Benchmark = {
       const host = labHost(lab);
       const name = "bench-url-upload.raw";
       virshLocal(["vol-create-as", lab.pool, name, String(1024 * 1024 * 1024), "--format", "raw"]);
-      const upload = await bestOfWithCpu(2, undefined, () => pool.run(host, async (lv) => {
-        const vol = await lv.lookupVolume(await lv.lookupPool(lab.pool), name);
-        await lv.uploadVolume(vol, fileChunks(file, { sparse: true }), { sparse: true });
-      }));
+      const upload = await bestOfWithCpu(2, undefined, () =>
+        pool.run(host, async (lv) => {
+          const vol = await lv.lookupVolume(await lv.lookupPool(lab.pool), name);
+          await lv.uploadVolume(vol, fileChunks(file, { sparse: true }), { sparse: true });
+        }),
+      );
       virshLocal(["vol-delete", "--pool", lab.pool, name]);
       const startup = await startupSeconds(lab, dir);
       const ours = (await bestOf(3, () => imageUpSeconds(lab, { url: server.url }))) - startup;
@@ -47,16 +49,20 @@ export const urlBenchmark: Benchmark = {
       const slower = Math.max(download.seconds, upload.seconds);
       const cores = os.cpus().length;
       const partsCpuTime = (download.cpu + upload.cpu + hash.cpu) / cores;
-      return [{
-        benchmark: "1 GiB Image from an http URL through `pulumi up` vs the slower of download alone and upload alone (goal ≤ 1.15)",
-        ours: fmtSeconds(ours),
-        baseline: `${fmtSeconds(slower)} (download ${fmtSeconds(download.seconds)}, upload ${fmtSeconds(upload.seconds)})`,
-        ratio: ours / slower, ratioOf: "ours / slower alone",
-        note: `Pulumi start-up ${fmtSeconds(startup)} subtracted; what bounds it: the machine's CPU seconds for the download alone ${download.cpu.toFixed(2)}, ` +
-          `the upload alone ${upload.cpu.toFixed(2)} (libvirtd, sshd and the client), the sha256 alone ${hash.cpu.toFixed(2)}: ` +
-          `together ${fmtSeconds(partsCpuTime)} of ${cores} cores' time, ${(partsCpuTime / slower).toFixed(2)}× the slower alone (measured apart, so only an estimate of what overlapping them needs); ` +
-          `the same \`pulumi up\` from the local file: ${fmtSeconds(fromFile)} (the URL's ${(ours / fromFile).toFixed(2)}×)`,
-      }];
+      return [
+        {
+          benchmark: "1 GiB Image from an http URL through `pulumi up` vs the slower of download alone and upload alone (goal ≤ 1.15)",
+          ours: fmtSeconds(ours),
+          baseline: `${fmtSeconds(slower)} (download ${fmtSeconds(download.seconds)}, upload ${fmtSeconds(upload.seconds)})`,
+          ratio: ours / slower,
+          ratioOf: "ours / slower alone",
+          note:
+            `Pulumi start-up ${fmtSeconds(startup)} subtracted; what bounds it: the machine's CPU seconds for the download alone ${download.cpu.toFixed(2)}, ` +
+            `the upload alone ${upload.cpu.toFixed(2)} (libvirtd, sshd and the client), the sha256 alone ${hash.cpu.toFixed(2)}: ` +
+            `together ${fmtSeconds(partsCpuTime)} of ${cores} cores' time, ${(partsCpuTime / slower).toFixed(2)}× the slower alone (measured apart, so only an estimate of what overlapping them needs); ` +
+            `the same \`pulumi up\` from the local file: ${fmtSeconds(fromFile)} (the URL's ${(ours / fromFile).toFixed(2)}×)`,
+        },
+      ];
     } finally {
       await pool.closeAll();
       server.close();

@@ -111,7 +111,15 @@ export function parseHealthArgs(argv: string[]): HealthPlan {
   const login: LoginOverrides = { privateKeyPath: values.identity, knownHostsPath: values["known-hosts"], socketPath: values.socket };
   const hosts = hostSpecs.map((spec): HostConfig => ({ ...parseHostSpec(spec), ...login }));
   return {
-    hosts, login, stack: values.stack, cwd: values.cwd ?? process.cwd(), pool: values.pool ?? "default", network: values.network,
-    timeoutMs: t.ms, watch: !!values.watch, intervalMs, json: !!values.json,
+    hosts,
+    login,
+    stack: values.stack,
+    cwd: values.cwd ?? process.cwd(),
+    pool: values.pool ?? "default",
+    network: values.network,
+    timeoutMs: t.ms,
+    watch: !!values.watch,
+    intervalMs,
+    json: !!values.json,
   };
 }

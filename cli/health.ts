@@ -13,16 +13,33 @@ export interface HealthReport {
 
 function table(rows: string[][]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd()).join("\n") + "\n";
+  return (
+    rows
+      .map((r) =>
+        r
+          .map((c, i) => c.padEnd(widths[i]))
+          .join("  ")
+          .trimEnd(),
+      )
+      .join("\n") + "\n"
+  );
 }
 
 /** The table; a NETWORK column when a network was asked for. Each error names its host once. */
 export function renderHuman(report: HealthReport, network?: string): string {
   const rows = [["HOST", "STATUS", "STAGE", "LIBVIRT", "HOSTNAME", "POOL", "FREE", ...(network ? ["NETWORK"] : []), "LATENCY"]];
   for (const h of report.hosts) {
-    rows.push([h.host, h.ok ? "ok" : "FAIL", h.stage ?? "-", h.libvirtVersion ?? "-", h.hostname ?? "-",
-      h.pool ? `${h.pool.name} (${h.pool.state})` : "-", h.pool ? formatBytes(h.pool.availableBytes) : "-",
-      ...(network ? [h.network ? `${h.network.name} (${h.network.active ? "active" : "inactive"})` : "-"] : []), `${h.latencyMs} ms`]);
+    rows.push([
+      h.host,
+      h.ok ? "ok" : "FAIL",
+      h.stage ?? "-",
+      h.libvirtVersion ?? "-",
+      h.hostname ?? "-",
+      h.pool ? `${h.pool.name} (${h.pool.state})` : "-",
+      h.pool ? formatBytes(h.pool.availableBytes) : "-",
+      ...(network ? [h.network ? `${h.network.name} (${h.network.active ? "active" : "inactive"})` : "-"] : []),
+      `${h.latencyMs} ms`,
+    ]);
   }
   let out = table(rows);
   const errors = report.hosts.filter((h) => !h.ok).map((h) => `  ${h.error}`);
@@ -37,8 +54,13 @@ export function renderHuman(report: HealthReport, network?: string): string {
 
 export function renderJson(report: HealthReport): string {
   const hosts = report.hosts.map((h) => ({
-    host: h.host, ok: h.ok, stage: h.stage ?? null, class: h.class ?? null, error: h.error ?? null,
-    libvirtVersion: h.libvirtVersion ?? null, hostname: h.hostname ?? null,
+    host: h.host,
+    ok: h.ok,
+    stage: h.stage ?? null,
+    class: h.class ?? null,
+    error: h.error ?? null,
+    libvirtVersion: h.libvirtVersion ?? null,
+    hostname: h.hostname ?? null,
     pool: h.pool ? { name: h.pool.name, state: h.pool.state, capacityBytes: h.pool.capacityBytes, availableBytes: h.pool.availableBytes } : null,
     network: h.network ?? null,
     latencyMs: h.latencyMs,

@@ -49,7 +49,10 @@ async function main(argv: string[]): Promise<number> {
 /** The command itself failed (a stack it cannot read, a crash): not a verdict on any host. */
 const TOOL_ERROR = 3;
 
-main(process.argv.slice(2)).then((code) => process.exit(code), (err) => {
-  process.stderr.write(`pulumi-kvm: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(TOOL_ERROR);
-});
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`pulumi-kvm: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(TOOL_ERROR);
+  },
+);

@@ -53,7 +53,10 @@ export async function exportStack(stack: string, cwd: string): Promise<any> {
     const { stdout } = await run("pulumi", ["stack", "export", "--show-secrets", "--stack", stack, "--cwd", cwd], { maxBuffer: 256 * 1024 * 1024 });
     return JSON.parse(stdout);
   } catch (err) {
-    throw new Error(`cannot read stack "${stack}" in ${cwd} with "pulumi stack export": ${(err as { stderr?: string }).stderr?.trim() || (err as Error).message}. Is the pulumi CLI on PATH, are you logged in to the stack's backend, and is PULUMI_CONFIG_PASSPHRASE set if the stack uses one?`);
+    throw new Error(
+      `cannot read stack "${stack}" in ${cwd} with "pulumi stack export": ${(err as { stderr?: string }).stderr?.trim() || (err as Error).message}. Is the pulumi CLI on PATH, are you logged in to the stack's backend, and is PULUMI_CONFIG_PASSPHRASE set if the stack uses one?`,
+      { cause: err },
+    );
   }
 }
 
@@ -64,7 +67,7 @@ export function recordedResources(state: any): Recorded[] {
     .map((r) => {
       const o = plain(r.outputs);
       const kind = o.kvmKind as Recorded["kind"];
-      const pool = kind === "StoragePool" ? o.name : kind === "Network" ? undefined : o.pool ?? "default";
+      const pool = kind === "StoragePool" ? o.name : kind === "Network" ? undefined : (o.pool ?? "default");
       const running = kind === "StoragePool" ? o.state === "running" : kind === "Network" ? o.active : o.running;
       return { urn: r.urn, kind, name: o.name, pool, host: o.host, running };
     });
@@ -123,28 +126,38 @@ export async function stackTargets(stack: string, cwd: string, login: LoginOverr
   return {
     hosts: list,
     async resources(pool, health, timeoutMs) {
-      return Promise.all(recorded.map(async (r): Promise<ResourceReport> => {
-        const i = list.findIndex((h) => hostKey(h.config) === hostKey(r.host));
-        const h = health[i];
-        const base = { urn: r.urn, name: r.name, kind: r.kind, host: h?.host ?? r.host.address };
-        if (!h?.ok && h?.stage !== "pool") return { ...base, status: "unknown", detail: `host unhealthy (${h?.stage})` };
-        try {
-          return await pool.probe(r.host, async (lv): Promise<ResourceReport> => {
-            const active = await activeOnHost(lv, r);
-            if (active === undefined) return { ...base, status: "ok" };
-            const word = r.kind === "Domain" ? ["running", "stopped", "not running"] : ["active", "inactive", "not active"];
-            if (r.running !== undefined && active !== r.running) {
-              return { ...base, status: "drift", detail: `recorded ${r.running ? word[0] : word[1]}, host says ${active ? word[0] : word[2]}` };
+      return Promise.all(
+        recorded.map(async (r): Promise<ResourceReport> => {
+          const i = list.findIndex((h) => hostKey(h.config) === hostKey(r.host));
+          const h = health[i];
+          const base = { urn: r.urn, name: r.name, kind: r.kind, host: h?.host ?? r.host.address };
+          if (!h?.ok && h?.stage !== "pool") return { ...base, status: "unknown", detail: `host unhealthy (${h?.stage})` };
+          try {
+            return await pool.probe(
+              r.host,
+              async (lv): Promise<ResourceReport> => {
+                const active = await activeOnHost(lv, r);
+                if (active === undefined) return { ...base, status: "ok" };
+                const word = r.kind === "Domain" ? ["running", "stopped", "not running"] : ["active", "inactive", "not active"];
+                if (r.running !== undefined && active !== r.running) {
+                  return { ...base, status: "drift", detail: `recorded ${r.running ? word[0] : word[1]}, host says ${active ? word[0] : word[2]}` };
+                }
+                return { ...base, status: "ok", detail: active ? word[0] : word[1] };
+              },
+              timeoutMs,
+            );
+          } catch (err) {
+            if (isLibvirtError(err, "NO_DOMAIN", "NO_STORAGE_VOL", "NO_STORAGE_POOL", "NO_NETWORK")) {
+              return {
+                ...base,
+                status: "missing",
+                detail: `${r.kind.toLowerCase()} ${r.name} is gone from the host (${err.codeName}); pulumi refresh will drop it`,
+              };
             }
-            return { ...base, status: "ok", detail: active ? word[0] : word[1] };
-          }, timeoutMs);
-        } catch (err) {
-          if (isLibvirtError(err, "NO_DOMAIN", "NO_STORAGE_VOL", "NO_STORAGE_POOL", "NO_NETWORK")) {
-            return { ...base, status: "missing", detail: `${r.kind.toLowerCase()} ${r.name} is gone from the host (${err.codeName}); pulumi refresh will drop it` };
+            return { ...base, status: "unknown", detail: (err as Error).message };
           }
-          return { ...base, status: "unknown", detail: (err as Error).message };
-        }
-      }));
+        }),
+      );
     },
   };
 }

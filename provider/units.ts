@@ -2,8 +2,15 @@
 // "5m", "15s", "500ms".
 
 const SIZE_UNITS: Record<string, number> = {
-  B: 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, TiB: 2 ** 40,
-  KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12,
+  B: 1,
+  KiB: 2 ** 10,
+  MiB: 2 ** 20,
+  GiB: 2 ** 30,
+  TiB: 2 ** 40,
+  KB: 1e3,
+  MB: 1e6,
+  GB: 1e9,
+  TB: 1e12,
 };
 
 /** Parses a size; returns an error text instead of throwing so callers name the property. */

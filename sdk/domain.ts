@@ -122,15 +122,38 @@ export class Domain extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: DomainArgs, opts?: pulumi.CustomResourceOptions) {
     // A plain array keeps each disk's inputs apart, so a preview shows which one changed.
-    const disks = Array.isArray(args.disks) ? args.disks.map(diskInput)
+    const disks = Array.isArray(args.disks)
+      ? args.disks.map(diskInput)
       : pulumi.output(args.disks).apply((list) => pulumi.all((list as unknown as DiskArgs[]).map(diskInput)));
-    const cloudInit = args.cloudInit === undefined ? undefined
-      : pulumi.output(args.cloudInit).apply((c: any) => (c && Object.values(c).some((v) => v !== undefined) ? pulumi.secret(c) : c));
-    super(providerShim, name, {
-      ...args, host: hostInput(args.host), disks, cloudInit, resourceName: name, name: args.name,
-      kvmKind: "Domain", uuid: undefined, state: undefined, interfaces: undefined, ipAddress: undefined, seedVolume: undefined, seedPool: undefined,
-      running: args.running, vcpu: args.vcpu, memory: args.memory,
-    }, withLegacyAlias(opts), MODULE, "Domain");
+    const cloudInit =
+      args.cloudInit === undefined
+        ? undefined
+        : pulumi.output(args.cloudInit).apply((c: any) => (c && Object.values(c).some((v) => v !== undefined) ? pulumi.secret(c) : c));
+    super(
+      providerShim,
+      name,
+      {
+        ...args,
+        host: hostInput(args.host),
+        disks,
+        cloudInit,
+        resourceName: name,
+        name: args.name,
+        kvmKind: "Domain",
+        uuid: undefined,
+        state: undefined,
+        interfaces: undefined,
+        ipAddress: undefined,
+        seedVolume: undefined,
+        seedPool: undefined,
+        running: args.running,
+        vcpu: args.vcpu,
+        memory: args.memory,
+      },
+      withLegacyAlias(opts),
+      MODULE,
+      "Domain",
+    );
   }
 }
 
@@ -138,5 +161,5 @@ export class Domain extends pulumi.dynamic.Resource {
 function diskInput(d: DiskArgs) {
   const made = d.volume instanceof Volume || d.volume instanceof Image ? d.volume : undefined;
   const backing = d.volume instanceof Volume ? { backing: d.volume.diskBacking } : {};
-  return { ...d, ...backing, volume: made ? made.name : d.volume as pulumi.Input<string>, pool: d.pool ?? made?.pool, format: d.format ?? made?.format };
+  return { ...d, ...backing, volume: made ? made.name : (d.volume as pulumi.Input<string>), pool: d.pool ?? made?.pool, format: d.format ?? made?.format };
 }

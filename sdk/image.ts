@@ -42,11 +42,27 @@ export class Image extends StorageResource {
 
   constructor(name: string, args: ImageArgs, opts?: pulumi.CustomResourceOptions) {
     const source = pulumi.output(args.source).apply((s) => (s?.url && urlHasSecrets(s.url) ? pulumi.secret(s) : s));
-    super(providerShim, name, {
-      ...args, source, host: hostInput(args.host), resourceName: name,
-      kvmKind: "Image", path: undefined, key: undefined, capacityBytes: undefined, sha256: undefined, sha512: undefined,
-      format: args.format, name: args.name,
-    }, withLegacyAlias(opts), MODULE, "Image");
+    super(
+      providerShim,
+      name,
+      {
+        ...args,
+        source,
+        host: hostInput(args.host),
+        resourceName: name,
+        kvmKind: "Image",
+        path: undefined,
+        key: undefined,
+        capacityBytes: undefined,
+        sha256: undefined,
+        sha512: undefined,
+        format: args.format,
+        name: args.name,
+      },
+      withLegacyAlias(opts),
+      MODULE,
+      "Image",
+    );
     this.localVirtualSize = pulumi.output(args.source).apply((s) => (s?.path ? virtualSizeOf(s.path) : undefined));
   }
 }

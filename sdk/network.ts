@@ -46,9 +46,23 @@ export class Network extends pulumi.dynamic.Resource {
   public readonly host!: pulumi.Output<HostArgs>;
 
   constructor(name: string, args: NetworkArgs, opts?: pulumi.CustomResourceOptions) {
-    super(providerShim, name, {
-      ...args, host: hostInput(args.host), resourceName: name, name: args.name, bridge: args.bridge, autostart: args.autostart,
-      kvmKind: "Network", uuid: undefined, active: undefined,
-    }, opts, MODULE, "Network");
+    super(
+      providerShim,
+      name,
+      {
+        ...args,
+        host: hostInput(args.host),
+        resourceName: name,
+        name: args.name,
+        bridge: args.bridge,
+        autostart: args.autostart,
+        kvmKind: "Network",
+        uuid: undefined,
+        active: undefined,
+      },
+      opts,
+      MODULE,
+      "Network",
+    );
   }
 }

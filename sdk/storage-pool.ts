@@ -30,9 +30,24 @@ export class StoragePool extends pulumi.dynamic.Resource {
   public readonly host!: pulumi.Output<HostArgs>;
 
   constructor(name: string, args: StoragePoolArgs, opts?: pulumi.CustomResourceOptions) {
-    super(providerShim, name, {
-      ...args, host: hostInput(args.host), resourceName: name, name: args.name, autostart: args.autostart,
-      kvmKind: "StoragePool", uuid: undefined, state: undefined, capacityBytes: undefined, availableBytes: undefined,
-    }, opts, MODULE, "StoragePool");
+    super(
+      providerShim,
+      name,
+      {
+        ...args,
+        host: hostInput(args.host),
+        resourceName: name,
+        name: args.name,
+        autostart: args.autostart,
+        kvmKind: "StoragePool",
+        uuid: undefined,
+        state: undefined,
+        capacityBytes: undefined,
+        availableBytes: undefined,
+      },
+      opts,
+      MODULE,
+      "StoragePool",
+    );
   }
 }

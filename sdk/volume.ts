@@ -35,15 +35,31 @@ export class Volume extends StorageResource {
   constructor(name: string, args: VolumeArgs, opts?: pulumi.CustomResourceOptions) {
     const image = args.baseImage instanceof Image ? args.baseImage : undefined;
     const source = image ?? (args.cloneOf instanceof StorageResource ? args.cloneOf : undefined);
-    const base = image ? image.name : args.baseImage as pulumi.Input<string> | undefined;
+    const base = image ? image.name : (args.baseImage as pulumi.Input<string> | undefined);
     const clone = args.cloneOf instanceof StorageResource ? args.cloneOf.name : args.cloneOf;
-    super(providerShim, name, {
-      ...args, host: hostInput(args.host), baseImage: base, cloneOf: clone, resourceName: name,
-      sourceFormat: args.sourceFormat ?? source?.format,
-      ...(image ? { baseCapacity: image.localVirtualSize } : {}),
-      kvmKind: "Volume", path: undefined, key: undefined, capacityBytes: undefined, backing: undefined,
-      format: args.format, name: args.name,
-    }, withLegacyAlias(opts), MODULE, "Volume");
+    super(
+      providerShim,
+      name,
+      {
+        ...args,
+        host: hostInput(args.host),
+        baseImage: base,
+        cloneOf: clone,
+        resourceName: name,
+        sourceFormat: args.sourceFormat ?? source?.format,
+        ...(image ? { baseCapacity: image.localVirtualSize } : {}),
+        kvmKind: "Volume",
+        path: undefined,
+        key: undefined,
+        capacityBytes: undefined,
+        backing: undefined,
+        format: args.format,
+        name: args.name,
+      },
+      withLegacyAlias(opts),
+      MODULE,
+      "Volume",
+    );
     // an Image's record serves volumes made before this output existed too
     this.diskBacking = image ? pulumi.all([image.path, image.format]).apply(([path, format]) => ({ path, format })) : this.backing;
   }

@@ -16,8 +16,11 @@ const count = config.getNumber("count") ?? 2;
 const hosts = (["A", "B"] as const).map((id) => ({
   id: id.toLowerCase(),
   host: {
-    address: config.require(`address${id}`), port: config.getNumber(`port${id}`), user: config.get("user") ?? "root",
-    privateKeyPath: config.get("privateKeyPath"), knownHostsPath: config.get("knownHostsPath"),
+    address: config.require(`address${id}`),
+    port: config.getNumber(`port${id}`),
+    user: config.get("user") ?? "root",
+    privateKeyPath: config.get("privateKeyPath"),
+    knownHostsPath: config.get("knownHostsPath"),
   } satisfies kvm.HostArgs,
 }));
 const imagePath = config.require("imagePath");
@@ -32,8 +35,14 @@ const vms = Array.from({ length: count }, (_, i) => {
   const { host } = hosts[h];
   const disk = new kvm.Volume(`fleet-disk-${i}`, { host, baseImage: images[h] });
   return new kvm.Domain(`fleet-vm-${i}`, {
-    host, type, memory, disks: [{ volume: disk }], networkInterfaces: [{ network }],
-    cloudInit: { hostname: `fleet-vm-${i}` }, waitForIp: { timeout: "5m" }, shutdownTimeout: "30s",
+    host,
+    type,
+    memory,
+    disks: [{ volume: disk }],
+    networkInterfaces: [{ network }],
+    cloudInit: { hostname: `fleet-vm-${i}` },
+    waitForIp: { timeout: "5m" },
+    shutdownTimeout: "30s",
   });
 });
 

@@ -45,8 +45,8 @@ const image = new kvm.Image(`${prefix}-image`, { host, pool, source });
 const disk = new kvm.Volume(`${prefix}-disk`, { host, pool, baseImage: image, capacity: config.get("diskSize") });
 
 const sshKey = config.get("sshPublicKey");
-const userData = config.getSecret("userData")
-  ?? `#cloud-config\npackage_update: false\n${sshKey ? `ssh_authorized_keys:\n  - ${JSON.stringify(sshKey)}\n` : ""}`;
+const userData =
+  config.getSecret("userData") ?? `#cloud-config\npackage_update: false\n${sshKey ? `ssh_authorized_keys:\n  - ${JSON.stringify(sshKey)}\n` : ""}`;
 
 const vm = new kvm.Domain(`${prefix}-vm`, {
   host,

@@ -46,7 +46,11 @@ export function formatVersion(v: bigint): string {
 }
 
 type Lookup<T> = { value: T } | { error: unknown };
-const settle = <T>(p: Promise<T>): Promise<Lookup<T>> => p.then((value) => ({ value }), (error) => ({ error }));
+const settle = <T>(p: Promise<T>): Promise<Lookup<T>> =>
+  p.then(
+    (value) => ({ value }),
+    (error) => ({ error }),
+  );
 
 interface Answers {
   version?: bigint;
@@ -57,12 +61,16 @@ interface Answers {
 
 /** What the probe asks: the daemon's identity (unless `storageOnly`), then pool and network. */
 async function ask(pool: HostAccess, config: HostConfig, opts: HealthOptions, storageOnly: boolean): Promise<Answers> {
-  return pool.probe(config, async (lv) => {
-    const [version, hostname] = storageOnly ? [undefined, undefined] : await Promise.all([lv.libVersion(), lv.hostname()]);
-    const poolInfo = opts.pool ? await settle(lv.lookupPool(opts.pool).then(async (p) => ({ info: await lv.poolInfo(p) }))) : undefined;
-    const network = opts.network ? await settle(lv.lookupNetwork(opts.network).then((n) => lv.networkIsActive(n))) : undefined;
-    return { version, hostname, poolInfo, network };
-  }, opts.timeoutMs);
+  return pool.probe(
+    config,
+    async (lv) => {
+      const [version, hostname] = storageOnly ? [undefined, undefined] : await Promise.all([lv.libVersion(), lv.hostname()]);
+      const poolInfo = opts.pool ? await settle(lv.lookupPool(opts.pool).then(async (p) => ({ info: await lv.poolInfo(p) }))) : undefined;
+      const network = opts.network ? await settle(lv.lookupNetwork(opts.network).then((n) => lv.networkIsActive(n))) : undefined;
+      return { version, hostname, poolInfo, network };
+    },
+    opts.timeoutMs,
+  );
 }
 
 /**
@@ -102,12 +110,19 @@ export async function checkHost(config: HostConfig, opts: HealthOptions, pool: H
     }
     const { info } = answers.poolInfo.value;
     poolHealth = {
-      name: opts.pool, state: POOL_STATES[info.state] ?? String(info.state),
-      capacityBytes: Number(info.capacity), allocationBytes: Number(info.allocation), availableBytes: Number(info.available),
+      name: opts.pool,
+      state: POOL_STATES[info.state] ?? String(info.state),
+      capacityBytes: Number(info.capacity),
+      allocationBytes: Number(info.allocation),
+      availableBytes: Number(info.available),
     };
     if (info.state !== PoolState.RUNNING) {
       return done({
-        ok: false, stage: "pool", class: "permanent", ...base, pool: poolHealth,
+        ok: false,
+        stage: "pool",
+        class: "permanent",
+        ...base,
+        pool: poolHealth,
         error: `${label}: storage pool "${opts.pool}" is ${poolHealth.state}, not running. Start it on the host (virsh pool-start ${opts.pool}) and mark it autostart`,
       });
     }
@@ -116,14 +131,22 @@ export async function checkHost(config: HostConfig, opts: HealthOptions, pool: H
   if (opts.network && answers.network) {
     if ("error" in answers.network) {
       return fail("network", answers.network.error, {
-        ...base, pool: poolHealth,
+        ...base,
+        pool: poolHealth,
         error: `${label}: network "${opts.network}": ${classify(answers.network.error).message}. Define and start it on the host, or fix the network name`,
       });
     }
     network = { name: opts.network, active: answers.network.value };
     if (!network.active) {
-      return done({ ok: false, stage: "network", class: "permanent", ...base, pool: poolHealth, network,
-        error: `${label}: network "${opts.network}" is not active. Start it on the host (virsh net-start ${opts.network})` });
+      return done({
+        ok: false,
+        stage: "network",
+        class: "permanent",
+        ...base,
+        pool: poolHealth,
+        network,
+        error: `${label}: network "${opts.network}" is not active. Start it on the host (virsh net-start ${opts.network})`,
+      });
     }
   }
   return done({ ok: true, ...base, pool: poolHealth, network });

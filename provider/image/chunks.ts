@@ -107,7 +107,7 @@ async function* readSpans(file: string, opts: ReadOptions, plan: (fd: number, si
       if (opts.reuse) spare.push(item.buf);
     }
   } finally {
-    await Promise.all(queue.map((q) => ("read" in q ? q.read.catch(() => undefined) : undefined)));
+    await Promise.all(queue.map((q) => ("read" in q ? q.read.catch(() => undefined) : Promise.resolve())));
     await fh.close();
   }
 }
@@ -146,14 +146,20 @@ export async function* uploadChunks(source: AsyncIterable<Buffer | Hole>, opts: 
       if (!zeroBlocks[i]) continue;
       const at = i * block;
       if (at > runStart) {
-        if (hole) { yield { hole }; hole = 0; }
+        if (hole) {
+          yield { hole };
+          hole = 0;
+        }
         yield { data: data.subarray(runStart, at) };
       }
       hole += Math.min(at + block, data.length) - at;
       runStart = Math.min(at + block, data.length);
     }
     if (runStart < data.length) {
-      if (hole) { yield { hole }; hole = 0; }
+      if (hole) {
+        yield { hole };
+        hole = 0;
+      }
       yield { data: data.subarray(runStart) };
     }
   }

@@ -31,9 +31,14 @@ export async function downloadInThread(url: string, sha512: boolean, batchBytes 
   let ended = false;
   worker.on("message", deliver);
   worker.on("error", (err) => deliver({ type: "error", message: `the download thread failed: ${err.message}`, permanent: false }));
-  worker.on("exit", (code) => { if (!ended) deliver({ type: "error", message: `the download thread stopped (exit ${code})`, permanent: false }); });
+  worker.on("exit", (code) => {
+    if (!ended) deliver({ type: "error", message: `the download thread stopped (exit ${code})`, permanent: false });
+  });
   const next = async (): Promise<WorkerMessage> => {
-    while (inbox.length === 0) await new Promise<void>((r) => { wake = r; });
+    while (inbox.length === 0)
+      await new Promise<void>((r) => {
+        wake = r;
+      });
     return inbox.shift()!;
   };
   const close = async () => {
@@ -46,7 +51,9 @@ export async function downloadInThread(url: string, sha512: boolean, batchBytes 
     throw new DownloadError(first.type === "error" ? first.message : "the download thread answered out of order", first.type === "error" && first.permanent);
   }
   let settle!: { resolve(d: Digests): void; reject(e: Error): void };
-  const digests = new Promise<Digests>((resolve, reject) => { settle = { resolve, reject }; });
+  const digests = new Promise<Digests>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
   digests.catch(() => undefined); // read only after a body that ended
   async function* body(): AsyncGenerator<Buffer> {
     try {

@@ -46,10 +46,13 @@ async function main(): Promise<void> {
   let size = 0;
   const flush = async () => {
     if (size === 0) return;
-    while (credit === 0) await new Promise<void>((r) => { granted = r; });
+    while (credit === 0)
+      await new Promise<void>((r) => {
+        granted = r;
+      });
     credit--;
     // memory of its own (never the shared pool), so it can be transferred
-    const memory = size <= job.batchBytes ? free.pop() ?? new ArrayBuffer(job.batchBytes) : new ArrayBuffer(size);
+    const memory = size <= job.batchBytes ? (free.pop() ?? new ArrayBuffer(job.batchBytes)) : new ArrayBuffer(size);
     const batch = Buffer.from(memory, 0, size);
     let at = 0;
     for (const p of parts) at += p.copy(batch, at);

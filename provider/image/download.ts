@@ -9,7 +9,10 @@ import * as https from "https";
 import { log } from "../log";
 
 export class DownloadError extends Error {
-  constructor(message: string, readonly permanent: boolean) {
+  constructor(
+    message: string,
+    readonly permanent: boolean,
+  ) {
     super(message);
     this.name = "DownloadError";
   }
@@ -76,7 +79,12 @@ export interface OpenedDownload {
 /** Waits for `p`, failing after `ms` with `onStall`'s error. */
 function bounded<T>(p: Promise<T>, ms: number, onStall: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(onStall()), ms); })]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(onStall()), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -84,11 +92,23 @@ function bounded<T>(p: Promise<T>, ms: number, onStall: () => Error): Promise<T>
  * this side waits for bytes (the upload may be the slower one): no byte for `stallMs`, or
  * fewer than `rate` bytes a second over `stallMs` of waiting, fails it.
  */
-async function* bodyOf(req: http.ClientRequest, res: http.IncomingMessage, url: string, length: number | undefined, from: number, stallMs: number, rate: number): AsyncGenerator<Buffer> {
+async function* bodyOf(
+  req: http.ClientRequest,
+  res: http.IncomingMessage,
+  url: string,
+  length: number | undefined,
+  from: number,
+  stallMs: number,
+  rate: number,
+): AsyncGenerator<Buffer> {
   let got = from;
   let waited = 0;
   let inWindow = 0;
-  const failure = (why: string) => new DownloadError(`download of ${displayUrl(url)} ${length !== undefined ? `truncated: ${got} of ${length} bytes` : `broke after ${got} bytes`} (${why})`, false);
+  const failure = (why: string) =>
+    new DownloadError(
+      `download of ${displayUrl(url)} ${length !== undefined ? `truncated: ${got} of ${length} bytes` : `broke after ${got} bytes`} (${why})`,
+      false,
+    );
   const it = res[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   let done = false;
   try {
@@ -106,7 +126,8 @@ async function* bodyOf(req: http.ClientRequest, res: http.IncomingMessage, url: 
       inWindow += r.value.length;
       if (waited >= stallMs) {
         const seen = inWindow / (waited / 1000);
-        if (seen < rate) throw failure(`it crawled at ${kib(seen)} over ${(waited / 1000).toFixed(0)} s, below the bound of ${kib(rate)} (PULUMI_KVM_DOWNLOAD_MIN_RATE)`);
+        if (seen < rate)
+          throw failure(`it crawled at ${kib(seen)} over ${(waited / 1000).toFixed(0)} s, below the bound of ${kib(rate)} (PULUMI_KVM_DOWNLOAD_MIN_RATE)`);
         waited = 0;
         inWindow = 0;
       }
@@ -149,7 +170,11 @@ function request(url: string, stallMs: number, rate: number, signal: AbortSignal
         const length = status === 206 ? resumedLength(res, from) : false;
         if (length === false) {
           res.resume();
-          reject(new CannotResume(`${displayUrl(url)} broke at byte ${from} and its server cannot resume there (HTTP ${status} to a Range request); the download starts over on the next run`));
+          reject(
+            new CannotResume(
+              `${displayUrl(url)} broke at byte ${from} and its server cannot resume there (HTTP ${status} to a Range request); the download starts over on the next run`,
+            ),
+          );
           return;
         }
         resolve({ url, length, body: bodyOf(req, res, url, length, from, stallMs, rate) });
@@ -209,7 +234,8 @@ async function* resumingBody(first: OpenedDownload, stallMs: number, rate: numbe
       }
       return;
     } catch (err) {
-      if (!(err instanceof DownloadError) || err instanceof CannotResume || err.permanent || ++breaks >= (opts.attempts ?? 4) || opts.signal?.aborted) throw err;
+      if (!(err instanceof DownloadError) || err instanceof CannotResume || err.permanent || ++breaks >= (opts.attempts ?? 4) || opts.signal?.aborted)
+        throw err;
       log(`${err.message}; resuming at byte ${got}`, 0);
       await new Promise((r) => setTimeout(r, (opts.backoffMs ?? 1000) * 2 ** (breaks - 1)));
       body = undefined;

@@ -39,14 +39,20 @@ function refuseExternalFiles(head: Buffer, version: number): void {
   const backingSize = head.readUInt32BE(16);
   if (backingOffset !== 0n) {
     const end = backingOffset + BigInt(backingSize);
-    const name = backingSize > 0 && backingSize <= BACKING_NAME_MAX && end <= BigInt(head.length)
-      ? head.subarray(Number(backingOffset), Number(end)).toString("utf8") : "(unreadable)";
-    throw new UnsupportedImageFormat(`the qcow2 image names a backing file (${JSON.stringify(name)}), which libvirt would open on the host; `
-      + "a base image must stand alone: flatten it with qemu-img convert -O qcow2 IMAGE FLAT.qcow2");
+    const name =
+      backingSize > 0 && backingSize <= BACKING_NAME_MAX && end <= BigInt(head.length)
+        ? head.subarray(Number(backingOffset), Number(end)).toString("utf8")
+        : "(unreadable)";
+    throw new UnsupportedImageFormat(
+      `the qcow2 image names a backing file (${JSON.stringify(name)}), which libvirt would open on the host; ` +
+        "a base image must stand alone: flatten it with qemu-img convert -O qcow2 IMAGE FLAT.qcow2",
+    );
   }
   if (version >= 3 && (head.readBigUInt64BE(72) & QCOW2_INCOMPAT_DATA_FILE) !== 0n) {
-    throw new UnsupportedImageFormat("the qcow2 image keeps its data in an external data file, which libvirt would open on the host; "
-      + "convert it to a self-contained image with qemu-img convert -O qcow2 IMAGE FLAT.qcow2");
+    throw new UnsupportedImageFormat(
+      "the qcow2 image keeps its data in an external data file, which libvirt would open on the host; " +
+        "convert it to a self-contained image with qemu-img convert -O qcow2 IMAGE FLAT.qcow2",
+    );
   }
 }
 
@@ -64,8 +70,11 @@ export function parseImageHeader(head: Buffer, fileSize: number): ImageHeader {
   }
   const other = OTHER_FORMATS.find((f) => f.test(h));
   if (other) {
-    throw new UnsupportedImageFormat(`the image is ${other.name}, which libvirt volumes here do not take; ${
-      other.name.endsWith("archive") ? "decompress it first" : `convert it with qemu-img convert -f ${other.name.split(" ")[0]} -O qcow2`}`);
+    throw new UnsupportedImageFormat(
+      `the image is ${other.name}, which libvirt volumes here do not take; ${
+        other.name.endsWith("archive") ? "decompress it first" : `convert it with qemu-img convert -f ${other.name.split(" ")[0]} -O qcow2`
+      }`,
+    );
   }
   return { format: "raw", virtualSize: fileSize, fileSize };
 }

@@ -72,7 +72,9 @@ async function fileImage(file: string, sha512: boolean): Promise<ImageStream> {
     digests = { sha256, ...(sha512sum ? { sha512: sha512sum } : {}) };
   }
   return {
-    header, body: hashed(), close: stop,
+    header,
+    body: hashed(),
+    close: stop,
     digests: async () => {
       if (!digests) throw new Error("the image's digests are known only once all of it was sent");
       return digests;
@@ -99,7 +101,7 @@ async function peekHead<T extends Buffer | Hole>(body: AsyncGenerator<T>): Promi
     if (r.done) break;
     const item = Buffer.isBuffer(r.value) ? (Buffer.from(r.value) as T) : r.value;
     first.push(item);
-    const b = Buffer.isBuffer(item) ? item : Buffer.alloc(Math.min((item as Hole).hole, HEAD_BYTES - have));
+    const b = Buffer.isBuffer(item) ? item : Buffer.alloc(Math.min(item.hole, HEAD_BYTES - have));
     bytes.push(b);
     have += b.length;
   }
@@ -108,7 +110,9 @@ async function peekHead<T extends Buffer | Hole>(body: AsyncGenerator<T>): Promi
     yield* body;
   }
   // ends the reading (closing the file) wherever the upload stopped, or before it began
-  const stop = async () => { await body.return(undefined as never); };
+  const stop = async () => {
+    await body.return(undefined);
+  };
   return { head: Buffer.concat(bytes).subarray(0, HEAD_BYTES), whole: whole(), stop };
 }
 
@@ -119,9 +123,15 @@ async function urlImage(url: string, host: string, sha512: boolean): Promise<Ima
     const { head, whole } = await peekHead(download.body);
     const header = parseImageHeader(head, download.length ?? 0);
     if (header.format === "raw" && download.length === undefined) {
-      throw new KvmError("permanent", `${displayUrl(url)} is a raw image and its server sends no Content-Length: the volume's size must be known before the upload`, {
-        property: "source.url", host, fix: "Serve it with a Content-Length, convert it to qcow2, or download it and give source.path",
-      });
+      throw new KvmError(
+        "permanent",
+        `${displayUrl(url)} is a raw image and its server sends no Content-Length: the volume's size must be known before the upload`,
+        {
+          property: "source.url",
+          host,
+          fix: "Serve it with a Content-Length, convert it to qcow2, or download it and give source.path",
+        },
+      );
     }
     return { header, body: whole, close: download.close, digests: () => download.digests };
   } catch (err) {
@@ -134,7 +144,9 @@ async function urlImage(url: string, host: string, sha512: boolean): Promise<Ima
 export function downloadFailure(err: unknown): unknown {
   if (!(err instanceof DownloadError)) return err;
   return new KvmError(err.permanent ? "permanent" : "transient", err.message, {
-    property: "source.url", fix: err.permanent ? "Check the URL" : "Check that the server is reachable; pulumi up again retries", cause: err,
+    property: "source.url",
+    fix: err.permanent ? "Check the URL" : "Check that the server is reachable; pulumi up again retries",
+    cause: err,
   });
 }
 
@@ -155,9 +167,15 @@ export function verifyDigests(source: ImageSource, digests: Digests, host: strin
   for (const algorithm of ["sha256", "sha512"] as const) {
     const expected = source[algorithm]?.toLowerCase();
     if (expected && expected !== digests[algorithm]) {
-      throw new KvmError("permanent", `the image's ${algorithm} is ${digests[algorithm]}, not the expected ${expected}${source.checksumUrl ? ` (from ${displayUrl(source.checksumUrl)})` : ""}`, {
-        property: source.checksumUrl ? "source.checksumUrl" : `source.${algorithm}`, host, fix: "Check the URL or path and the checksum; nothing was left on the host",
-      });
+      throw new KvmError(
+        "permanent",
+        `the image's ${algorithm} is ${digests[algorithm]}, not the expected ${expected}${source.checksumUrl ? ` (from ${displayUrl(source.checksumUrl)})` : ""}`,
+        {
+          property: source.checksumUrl ? "source.checksumUrl" : `source.${algorithm}`,
+          host,
+          fix: "Check the URL or path and the checksum; nothing was left on the host",
+        },
+      );
     }
   }
 }

@@ -92,7 +92,15 @@ export function buildIso(files: IsoFile[], opts: IsoOptions): Buffer {
   const taken = new Set<string>();
   const primary = sorted.map((f) => primaryName(f.name, taken));
 
-  const pvdAt = 16, svdAt = 17, termAt = 18, ptL = 19, ptM = 20, jptL = 21, jptM = 22, rootAt = 23, jrootAt = 24;
+  const pvdAt = 16,
+    svdAt = 17,
+    termAt = 18,
+    ptL = 19,
+    ptM = 20,
+    jptL = 21,
+    jptM = 22,
+    rootAt = 23,
+    jrootAt = 24;
   let next = 25;
   const extents = sorted.map((f) => {
     const at = next;
@@ -109,14 +117,26 @@ export function buildIso(files: IsoFile[], opts: IsoOptions): Buffer {
     if (dir.length > SECTOR) throw new Error("too many files for a one-sector directory");
     dir.copy(image, at * SECTOR);
   };
-  writeDir(rootAt, primary.map((n) => Buffer.from(`${n};1`, "ascii")));
-  writeDir(jrootAt, sorted.map((f) => ucs2(f.name)));
+  writeDir(
+    rootAt,
+    primary.map((n) => Buffer.from(`${n};1`, "ascii")),
+  );
+  writeDir(
+    jrootAt,
+    sorted.map((f) => ucs2(f.name)),
+  );
   sorted.forEach((f, i) => f.data.copy(image, extents[i] * SECTOR));
 
   const pathTable = (root: number, bigEndian: boolean) => {
     const t = Buffer.alloc(10);
     t[0] = 1;
-    if (bigEndian) { t.writeUInt32BE(root, 2); t.writeUInt16BE(1, 6); } else { t.writeUInt32LE(root, 2); t.writeUInt16LE(1, 6); }
+    if (bigEndian) {
+      t.writeUInt32BE(root, 2);
+      t.writeUInt16BE(1, 6);
+    } else {
+      t.writeUInt32LE(root, 2);
+      t.writeUInt16LE(1, 6);
+    }
     return t;
   };
   pathTable(rootAt, false).copy(image, ptL * SECTOR);

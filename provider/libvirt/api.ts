@@ -37,8 +37,9 @@ export const DomainXmlFlags = { SECURE: 1, INACTIVE: 2 } as const;
 
 /** Each unary row of the table as a method: its seam arguments, then an optional AbortSignal. */
 type CallMethods = {
-  [K in keyof Calls as Calls[K] extends Call<any, any, any, any> ? K : never]:
-    Calls[K] extends Call<infer P, any, any, infer T> ? (...args: [...P, AbortSignal?]) => Promise<T> : never;
+  [K in keyof Calls as Calls[K] extends Call<any, any, any, any> ? K : never]: Calls[K] extends Call<infer P, any, any, infer T>
+    ? (...args: [...P, AbortSignal?]) => Promise<T>
+    : never;
 };
 
 export interface Libvirt extends CallMethods {

@@ -13,7 +13,9 @@ type Fields = Record<string, unknown>;
 type AnyTrace = Trace<unknown[], unknown>;
 
 function format(fields: Fields): string {
-  return Object.entries(fields).map(([k, v]) => `${k}=${String(v)}`).join(" ");
+  return Object.entries(fields)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(" ");
 }
 
 function line(host: string, api: string, ids: Fields, started: number, outcome: Fields): string {
@@ -38,7 +40,10 @@ export function traced(inner: Libvirt, host: string, link: () => Fields = () => 
         const ids = trace.ids(...given);
         let bytes = 0;
         try {
-          for await (const chunk of fn(...given) as AsyncGenerator<Buffer>) { bytes += chunk.length; yield chunk; }
+          for await (const chunk of fn(...given) as AsyncGenerator<Buffer>) {
+            bytes += chunk.length;
+            yield chunk;
+          }
           log(line(host, api, ids, started, trace.result?.({ bytes }) ?? {}));
         } catch (err) {
           log(line(host, api, ids, started, { bytes, ...failure(err) }));

@@ -18,7 +18,11 @@ export class Connection {
   private closedWith: Error | undefined;
   readonly libvirt: Libvirt;
 
-  constructor(readonly host: ResolvedHost, private readonly link: SshLink, readonly rpc: RpcClient) {
+  constructor(
+    readonly host: ResolvedHost,
+    private readonly link: SshLink,
+    readonly rpc: RpcClient,
+  ) {
     // peak: the most calls libvirtd had from this link at once, queued: the calls that waited
     // for one of them to finish (rpc/client.ts keeps the link within the daemon's limit)
     this.libvirt = traced(rpcLibvirt(rpc), host.label, () => ({ peak: rpc.stats.peakRequests, queued: rpc.stats.queued }));
@@ -52,14 +56,21 @@ function libvirtStage(host: ResolvedHost, err: unknown): DialError {
     const denied = /auth|denied|polkit/i.test(e.message) || isLibvirtError(err, "AUTH_FAILED", "ACCESS_DENIED", "AUTH_CANCELLED");
     return new DialError("libvirt-connect", host.label, `libvirt refused the connection (${err.api}): ${e.message}`, {
       hint: denied ? `Log in as root or a member of the libvirt group, or allow ${host.user} in polkit` : `Check the URI ${host.uri} (uri)`,
-      cause: err, errorClass: denied ? "permanent" : "transient",
+      cause: err,
+      errorClass: denied ? "permanent" : "transient",
     });
   }
   if (err instanceof RpcAbortError) {
-    return new DialError("libvirt-connect", host.label, `libvirtd did not answer the handshake within ${host.connectTimeoutMs / 1000} s`, { hint: "Is libvirtd hung on the host?", cause: err, errorClass: "timeout" });
+    return new DialError("libvirt-connect", host.label, `libvirtd did not answer the handshake within ${host.connectTimeoutMs / 1000} s`, {
+      hint: "Is libvirtd hung on the host?",
+      cause: err,
+      errorClass: "timeout",
+    });
   }
   return new DialError("libvirt-connect", host.label, `libvirt handshake failed: ${e?.message ?? String(err)}`, {
-    hint: `Is ${host.socketPath} really libvirtd's socket?`, cause: err, errorClass: "transient",
+    hint: `Is ${host.socketPath} really libvirtd's socket?`,
+    cause: err,
+    errorClass: "transient",
   });
 }
 
@@ -68,12 +79,16 @@ export async function connect(host: ResolvedHost, material: AuthMaterial, opts: 
   const link = await dialSsh(host, material, opts);
   let rpc: RpcClient;
   try {
-    rpc = await openClient(link.stream, {
-      uri: host.uri,
-      keepaliveInterval: host.keepaliveIntervalMs / 1000,
-      keepaliveCount: host.keepaliveCount,
-      callTimeoutMs: host.callTimeoutMs,
-    }, AbortSignal.timeout(host.connectTimeoutMs));
+    rpc = await openClient(
+      link.stream,
+      {
+        uri: host.uri,
+        keepaliveInterval: host.keepaliveIntervalMs / 1000,
+        keepaliveCount: host.keepaliveCount,
+        callTimeoutMs: host.callTimeoutMs,
+      },
+      AbortSignal.timeout(host.connectTimeoutMs),
+    );
   } catch (err) {
     link.end();
     throw libvirtStage(host, err);

@@ -24,8 +24,11 @@ export interface Links<C extends Linked = Linked> {
 export class OutcomeUnknown extends Error {
   readonly errorClass = "transient" as const;
   constructor(api: string, object: string, cause: Error) {
-    super(`the link broke after ${api}${object ? ` (${object})` : ""} was sent, so whether it took effect is unknown (${cause.message}); `
-      + "look on the host before running pulumi up again", { cause });
+    super(
+      `the link broke after ${api}${object ? ` (${object})` : ""} was sent, so whether it took effect is unknown (${cause.message}); ` +
+        "look on the host before running pulumi up again",
+      { cause },
+    );
     this.name = "OutcomeUnknown";
   }
 }
@@ -33,7 +36,9 @@ export class OutcomeUnknown extends Error {
 type AnyCall = Call<unknown[], unknown, unknown, unknown>;
 
 function describe(row: AnyCall, args: unknown[]): string {
-  return Object.entries(row.trace.ids(...args)).map(([k, v]) => `${k} ${String(v)}`).join(", ");
+  return Object.entries(row.trace.ids(...args))
+    .map(([k, v]) => `${k} ${String(v)}`)
+    .join(", ");
 }
 
 export function healingLibvirt<C extends Linked>(links: Links<C>): Libvirt {

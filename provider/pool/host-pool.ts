@@ -33,7 +33,10 @@ class HostEntry {
   handshakes = 0;
   lastFailure: { dial: number; err: unknown } | undefined;
 
-  constructor(readonly host: ResolvedHost, maxMutating: number) {
+  constructor(
+    readonly host: ResolvedHost,
+    maxMutating: number,
+  ) {
     this.mutating = new Semaphore(maxMutating);
     this.material = new AuthMaterialLoader(host);
   }
@@ -49,8 +52,16 @@ function raceSignal<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
     const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
     if (signal.aborted) return onAbort();
     signal.addEventListener("abort", onAbort, { once: true });
-    p.then((v) => { signal.removeEventListener("abort", onAbort); resolve(v); },
-      (e) => { signal.removeEventListener("abort", onAbort); reject(e); });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
   });
 }
 
@@ -92,9 +103,15 @@ export class HostPool {
     const dialsBefore = e.dials;
     const release = await e.dialSlot.acquire(signal);
     const after = e.live();
-    if (after) { release(); return after; }
+    if (after) {
+      release();
+      return after;
+    }
     // a dial that failed while we waited answers for us too: no stampede of redials
-    if (e.lastFailure && e.lastFailure.dial > dialsBefore) { release(); throw e.lastFailure.err; }
+    if (e.lastFailure && e.lastFailure.dial > dialsBefore) {
+      release();
+      throw e.lastFailure.err;
+    }
     // the dial continues for the others even if this caller's signal gives up
     const dialing = this.dialEntry(e).finally(release);
     return raceSignal(dialing, signal);
@@ -103,7 +120,11 @@ export class HostPool {
   private async dialEntry(e: HostEntry): Promise<Connection> {
     try {
       const material = e.material.load();
-      const conn = await connect(e.host, material, { onSshReady: () => { e.handshakes++; } });
+      const conn = await connect(e.host, material, {
+        onSshReady: () => {
+          e.handshakes++;
+        },
+      });
       e.material.confirm(material);
       e.conn = conn;
       e.dials++;
@@ -127,18 +148,21 @@ export class HostPool {
     const release = opts.mutating ? await e.mutating.acquire(opts.signal) : undefined;
     try {
       await this.connection(config, opts.signal);
-      return await fn(healingLibvirt({
-        live: (signal) => {
-          // a stopped run makes no further call
-          opts.signal?.throwIfAborted();
-          return this.connection(config, signal ?? opts.signal);
-        },
-        broken: (conn) => {
-          if (e.conn !== conn) return;
-          e.conn = undefined;
-          conn.close().catch(() => undefined);
-        },
-      }), opts.signal);
+      return await fn(
+        healingLibvirt({
+          live: (signal) => {
+            // a stopped run makes no further call
+            opts.signal?.throwIfAborted();
+            return this.connection(config, signal ?? opts.signal);
+          },
+          broken: (conn) => {
+            if (e.conn !== conn) return;
+            e.conn = undefined;
+            conn.close().catch(() => undefined);
+          },
+        }),
+        opts.signal,
+      );
     } finally {
       release?.();
     }
@@ -153,22 +177,28 @@ export class HostPool {
     const e = this.entry(config);
     if (e.abandonedProbe) {
       throw new KvmError("timeout", "health probe busy: the previous probe of this host has not returned yet", {
-        host: e.host.label, fix: "The host or its link is slow or hung; the connection is kept and checked by keepalive",
+        host: e.host.label,
+        fix: "The host or its link is slow or hung; the connection is kept and checked by keepalive",
       });
     }
     const work = this.run(config, (lv) => fn(lv));
     const expired = new KvmError("timeout", `health probe did not finish within ${timeoutMs} ms`, {
-      host: e.host.label, fix: "Check the host's load and the link; raise the timeout if the host is just slow",
+      host: e.host.label,
+      fix: "Check the host's load and the link; raise the timeout if the host is just slow",
     });
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(expired), timeoutMs); });
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(expired), timeoutMs);
+    });
     try {
       return await Promise.race([work, deadline]);
     } catch (err) {
       if (err === expired) {
-        const outstanding = work.catch(() => undefined).finally(() => {
-          if (e.abandonedProbe === outstanding) e.abandonedProbe = undefined;
-        });
+        const outstanding = work
+          .catch(() => undefined)
+          .finally(() => {
+            if (e.abandonedProbe === outstanding) e.abandonedProbe = undefined;
+          });
         e.abandonedProbe = outstanding;
       }
       throw err;

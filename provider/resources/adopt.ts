@@ -23,7 +23,8 @@ export function differences(onHost: Record<string, unknown>, inProgram: Record<s
 export function refuseAdoption(host: string, what: string, diffs: Difference[]): KvmError {
   const list = diffs.map((d) => `${d.property} is ${JSON.stringify(d.onHost)} on the host but ${JSON.stringify(d.inProgram)} in the program`).join("; ");
   return new KvmError("permanent", `cannot adopt ${what}: ${list}`, {
-    host, property: diffs[0].property,
+    host,
+    property: diffs[0].property,
     fix: "Only a replace could change that, and it would destroy the object you asked to keep. Make the program match the host (then change it in a later update where pulumi-kvm allows), or remove the object on the host and drop adopt; nothing was changed",
   });
 }
@@ -31,7 +32,8 @@ export function refuseAdoption(host: string, what: string, diffs: Difference[]):
 /** The error of a create whose name is taken on the host, naming `adopt`. */
 export function alreadyExists(host: string, what: string, removal: string): KvmError {
   return new KvmError("conflict", `${what} already exists and is not part of this stack`, {
-    host, property: "name",
+    host,
+    property: "name",
     fix: `Set adopt: true to take it over (its current state is read and your inputs applied), remove it on the host (${removal}), or choose another name`,
   });
 }

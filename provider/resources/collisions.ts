@@ -51,11 +51,15 @@ export async function checkClaims(pool: HostAccess, failures: Failures, news: Cl
   if (fresh.length === 0) return;
   let taken: Claim[];
   try {
-    taken = await pool.probe(news.host, async (lv) => {
-      const out: Claim[] = [];
-      for (const c of fresh) if (await c.taken(lv)) out.push(c);
-      return out;
-    }, 15_000);
+    taken = await pool.probe(
+      news.host,
+      async (lv) => {
+        const out: Claim[] = [];
+        for (const c of fresh) if (await c.taken(lv)) out.push(c);
+        return out;
+      },
+      15_000,
+    );
   } catch {
     return;
   }

@@ -54,8 +54,10 @@ export function checkHostInput(failures: Failures, host: unknown): HostConfig | 
   const h = { ...(host as HostConfig) };
   const bad = (prop: string, reason: string) => failures.push({ property: `host.${prop}`, reason: `host.${prop} ${reason}` });
   if (typeof h.address !== "string" || !h.address.trim() || /\s/.test(h.address)) bad("address", "must be a host name, IP address or ~/.ssh/config alias");
-  if (h.port !== undefined && (!Number.isInteger(h.port) || h.port < 1 || h.port > 65535)) bad("port", `must be a port number 1-65535, got ${JSON.stringify(h.port)}`);
-  if (h.user !== undefined && (typeof h.user !== "string" || !/^[A-Za-z0-9._][A-Za-z0-9._-]*$/.test(h.user))) bad("user", `must be a user name, got ${JSON.stringify(h.user)}`);
+  if (h.port !== undefined && (!Number.isInteger(h.port) || h.port < 1 || h.port > 65535))
+    bad("port", `must be a port number 1-65535, got ${JSON.stringify(h.port)}`);
+  if (h.user !== undefined && (typeof h.user !== "string" || !/^[A-Za-z0-9._][A-Za-z0-9._-]*$/.test(h.user)))
+    bad("user", `must be a user name, got ${JSON.stringify(h.user)}`);
   // kept as written ("~/…", "./…"): resolved where each operation runs, so another checkout
   // or another home directory refreshes and destroys the stack with its own files
   for (const p of HOST_PATHS) {
@@ -63,15 +65,18 @@ export function checkHostInput(failures: Failures, host: unknown): HostConfig | 
     if (v === undefined || isUnknown(v)) continue;
     if (typeof v !== "string" || !v) bad(p, "must be a file path");
   }
-  if (h.socketPath !== undefined && (typeof h.socketPath !== "string" || !h.socketPath.startsWith("/"))) bad("socketPath", "must be an absolute path on the host, e.g. /var/run/libvirt/libvirt-sock");
-  if (h.uri !== undefined && (typeof h.uri !== "string" || !/^[a-z0-9+]+:\/\//.test(h.uri))) bad("uri", `must be a libvirt URI such as qemu:///system, got ${JSON.stringify(h.uri)}`);
+  if (h.socketPath !== undefined && (typeof h.socketPath !== "string" || !h.socketPath.startsWith("/")))
+    bad("socketPath", "must be an absolute path on the host, e.g. /var/run/libvirt/libvirt-sock");
+  if (h.uri !== undefined && (typeof h.uri !== "string" || !/^[a-z0-9+]+:\/\//.test(h.uri)))
+    bad("uri", `must be a libvirt URI such as qemu:///system, got ${JSON.stringify(h.uri)}`);
   if (h.hostKeyFingerprint !== undefined && !/^SHA256:[A-Za-z0-9+/]{43}=?$/.test(String(h.hostKeyFingerprint))) {
-    bad("hostKeyFingerprint", "must be \"SHA256:\" and 43 base64 characters, as ssh-keygen -lf prints it");
+    bad("hostKeyFingerprint", 'must be "SHA256:" and 43 base64 characters, as ssh-keygen -lf prints it');
   }
   if (h.strictHostKeyChecking === false && h.hostKeyFingerprint !== undefined) {
     bad("strictHostKeyChecking", "is false, which would accept any host key and silently ignore the pinned hostKeyFingerprint: drop one of the two");
   }
-  if (h.privateKey !== undefined && (typeof h.privateKey !== "string" || !h.privateKey.includes("PRIVATE KEY"))) bad("privateKey", "must be the text of a private key (-----BEGIN … PRIVATE KEY-----)");
+  if (h.privateKey !== undefined && (typeof h.privateKey !== "string" || !h.privateKey.includes("PRIVATE KEY")))
+    bad("privateKey", "must be the text of a private key (-----BEGIN … PRIVATE KEY-----)");
   for (const p of ["connectTimeout", "keepaliveInterval", "keepaliveCount"] as const) {
     const v = h[p];
     if (v !== undefined && (typeof v !== "number" || !(v > 0))) bad(p, `must be a positive number, got ${JSON.stringify(v)}`);
@@ -98,7 +103,13 @@ export function sameLogin(a: HostConfig | undefined, b: HostConfig | undefined):
 }
 
 /** The host check of `check`: reachable, pool exists and runs (memoised per host). */
-export async function checkHostHealth(ctx: ResourceContext, failures: Failures, host: HostConfig, pool: string | undefined, network?: string): Promise<{ availableBytes?: number }> {
+export async function checkHostHealth(
+  ctx: ResourceContext,
+  failures: Failures,
+  host: HostConfig,
+  pool: string | undefined,
+  network?: string,
+): Promise<{ availableBytes?: number }> {
   if (failures.length || isUnknown(host) || isUnknown(pool) || isUnknown(network)) return {};
   if (process.env.PULUMI_KVM_SKIP_HOST_CHECK === "1") {
     // no host check asked for: key material that cannot be read only warns now
@@ -135,7 +146,12 @@ export function sameHost(a: HostConfig | undefined, b: HostConfig | undefined): 
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map((x) => canonical(x) ?? null);
   if (v && typeof v === "object") {
-    return Object.fromEntries(Object.keys(v).sort().filter((k) => (v as any)[k] !== undefined).map((k) => [k, canonical((v as any)[k])]));
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .filter((k) => (v as any)[k] !== undefined)
+        .map((k) => [k, canonical((v as any)[k])]),
+    );
   }
   return v;
 }
@@ -152,14 +168,16 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 export function explainRecorded(err: unknown, host: string, what: string): KvmError {
   if (!isLoginRefused(err)) return explain(err, host, what);
   return new KvmError("permanent", `${what}: ${(err as Error).message}`, {
-    host, cause: err,
+    host,
+    cause: err,
     fix: "refresh and destroy log in with the credentials the stack recorded at the last successful update. If you changed them in the program, run `pulumi up` first: it records the new credentials and changes nothing on the host. Or authorize the old key again until then",
   });
 }
 
 /** A true/false input, when given. */
 export function checkBoolean(failures: Failures, property: string, v: unknown): void {
-  if (v !== undefined && !isUnknown(v) && typeof v !== "boolean") failures.push({ property, reason: `${property} must be true or false, got ${JSON.stringify(v)}` });
+  if (v !== undefined && !isUnknown(v) && typeof v !== "boolean")
+    failures.push({ property, reason: `${property} must be true or false, got ${JSON.stringify(v)}` });
 }
 
 export const MAC_RE = /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i;

@@ -12,13 +12,18 @@ import { volumeProvider } from "./volume";
 export type Kind = "Image" | "Volume" | "Domain" | "StoragePool" | "Network";
 
 const kinds: Record<Kind, ResourceProvider<any, any>> = {
-  Image: imageProvider, Volume: volumeProvider, Domain: domainProvider, StoragePool: storagePoolProvider, Network: networkProvider,
+  Image: imageProvider,
+  Volume: volumeProvider,
+  Domain: domainProvider,
+  StoragePool: storagePoolProvider,
+  Network: networkProvider,
 };
 
 function of(...values: ({ kvmKind?: Kind } | undefined)[]): ResourceProvider<any, any> {
   const kind = values.find((v) => v?.kvmKind)?.kvmKind;
-  const p = kind && kinds[kind as Kind];
-  if (!p) throw new Error(`pulumi-kvm: unknown resource kind ${JSON.stringify(kind)}; is the installed pulumi-kvm older than the one that created this resource?`);
+  const p = kind && kinds[kind];
+  if (!p)
+    throw new Error(`pulumi-kvm: unknown resource kind ${JSON.stringify(kind)}; is the installed pulumi-kvm older than the one that created this resource?`);
   return p;
 }
 

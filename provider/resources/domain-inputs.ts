@@ -81,7 +81,6 @@ export function seedPoolFor(d: DomainInputs): string {
   return d.disks[0]?.pool ?? "default";
 }
 
-
 export function waitSpec(w: DomainInputs["waitForIp"]): WaitForIp | undefined {
   if (!w) return undefined;
   const o = w === true ? {} : w;
@@ -111,7 +110,8 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
   d.host = checkHostInput(failures, news.host) as HostConfig;
   checkName(failures, "name", d.name);
   if (!isUnknown(d.type) && !["kvm", "qemu"].includes(d.type!)) bad("type", `must be "kvm" or "qemu" (software emulation), got ${JSON.stringify(d.type)}`);
-  if (!isUnknown(d.vcpu) && (!Number.isInteger(d.vcpu) || d.vcpu! < 1 || d.vcpu! > 512)) bad("vcpu", `must be a whole number 1-512, got ${JSON.stringify(d.vcpu)}`);
+  if (!isUnknown(d.vcpu) && (!Number.isInteger(d.vcpu) || d.vcpu! < 1 || d.vcpu! > 512))
+    bad("vcpu", `must be a whole number 1-512, got ${JSON.stringify(d.vcpu)}`);
   if (!isUnknown(news.memory)) {
     const m = parseSize(news.memory ?? 512, 2 ** 20);
     if ("error" in m) bad("memory", `${m.error} (a number means MiB)`);
@@ -126,19 +126,27 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
     if (!isUnknown(news.disks)) bad("disks", "give at least one disk: [{ volume: myVolume }]");
   } else {
     d.disks = news.disks.map((disk, i) => {
-      const out: DiskInput = { ...disk, pool: disk.pool ?? "default", device: disk.device ?? "disk", bus: disk.bus ?? (disk.device === "cdrom" ? "sata" : "virtio") };
+      const out: DiskInput = {
+        ...disk,
+        pool: disk.pool ?? "default",
+        device: disk.device ?? "disk",
+        bus: disk.bus ?? (disk.device === "cdrom" ? "sata" : "virtio"),
+      };
       checkName(failures, `disks[${i}].volume`, disk.volume);
       checkName(failures, `disks[${i}].pool`, out.pool);
       if (!isUnknown(out.device) && !["disk", "cdrom"].includes(out.device!)) bad(`disks[${i}].device`, `must be "disk" or "cdrom"`);
       if (!isUnknown(out.bus) && !["virtio", "sata", "scsi", "ide"].includes(out.bus!)) bad(`disks[${i}].bus`, `must be virtio, sata, scsi or ide`);
       if (out.format === undefined) {
-        bad(`disks[${i}].format`, `is required for a disk given by name ("${String(disk.volume)}"): say "raw" or "qcow2" (what the volume was made as). libvirt's guess from the file's header is not used: a guest can write any header into its disk. A Volume or Image passed as volume brings its recorded format`);
+        bad(
+          `disks[${i}].format`,
+          `is required for a disk given by name ("${String(disk.volume)}"): say "raw" or "qcow2" (what the volume was made as). libvirt's guess from the file's header is not used: a guest can write any header into its disk. A Volume or Image passed as volume brings its recorded format`,
+        );
       } else if (!isUnknown(out.format) && !["qcow2", "raw"].includes(out.format)) bad(`disks[${i}].format`, `must be "qcow2" or "raw"`);
       const base = out.backing;
       if (base !== undefined && !isUnknown(base) && (typeof base?.path !== "string" || !base.path.startsWith("/") || !["qcow2", "raw"].includes(base.format))) {
-        bad(`disks[${i}].backing`, "must be { path: an absolute path on the host, format: \"qcow2\" or \"raw\" } (the SDK fills it from a Volume)");
+        bad(`disks[${i}].backing`, 'must be { path: an absolute path on the host, format: "qcow2" or "raw" } (the SDK fills it from a Volume)');
       }
-      if (base && out.format === "raw") bad(`disks[${i}].backing`, "a raw disk has no base: drop backing or say format \"qcow2\"");
+      if (base && out.format === "raw") bad(`disks[${i}].backing`, 'a raw disk has no base: drop backing or say format "qcow2"');
       if (out.device === "cdrom" && out.bus === "virtio") bad(`disks[${i}].bus`, "a cdrom cannot sit on virtio: use sata or scsi");
       checkDiskOptions(out, `disks[${i}]`, bad);
       return out;
@@ -148,48 +156,82 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
   }
   // An Output of the whole array is unknown in a preview before its parts exist.
   if (!isUnknown(d.networkInterfaces) && !Array.isArray(d.networkInterfaces)) {
-    bad("networkInterfaces", "must be an array: [{ network: \"default\" }]");
+    bad("networkInterfaces", 'must be an array: [{ network: "default" }]');
   } else if (Array.isArray(d.networkInterfaces)) {
     d.networkInterfaces.forEach((nic, i) => {
       if (isUnknown(nic)) return;
-      if ([nic.network, nic.bridge, nic.direct].filter((x) => x !== undefined).length > 1) bad(`networkInterfaces[${i}]`, "give one of network, bridge or direct");
-      if (nic.bridge !== undefined && !isUnknown(nic.bridge) && !IFACE_RE.test(String(nic.bridge))) bad(`networkInterfaces[${i}].bridge`, `must be a host bridge's name such as "br0", got ${JSON.stringify(nic.bridge)}`);
+      if ([nic.network, nic.bridge, nic.direct].filter((x) => x !== undefined).length > 1)
+        bad(`networkInterfaces[${i}]`, "give one of network, bridge or direct");
+      if (nic.bridge !== undefined && !isUnknown(nic.bridge) && !IFACE_RE.test(String(nic.bridge)))
+        bad(`networkInterfaces[${i}].bridge`, `must be a host bridge's name such as "br0", got ${JSON.stringify(nic.bridge)}`);
       if (nic.direct !== undefined && !isUnknown(nic.direct)) {
-        if (!nic.direct || typeof nic.direct.dev !== "string" || !IFACE_RE.test(nic.direct.dev)) bad(`networkInterfaces[${i}].direct.dev`, `must be a host network device such as "eth0", got ${JSON.stringify(nic.direct?.dev)}`);
-        if (nic.direct?.mode !== undefined && !DIRECT_MODES.includes(nic.direct.mode)) bad(`networkInterfaces[${i}].direct.mode`, `must be one of ${DIRECT_MODES.map((m) => `"${m}"`).join(", ")}, got ${JSON.stringify(nic.direct.mode)}`);
+        if (!nic.direct || typeof nic.direct.dev !== "string" || !IFACE_RE.test(nic.direct.dev))
+          bad(`networkInterfaces[${i}].direct.dev`, `must be a host network device such as "eth0", got ${JSON.stringify(nic.direct?.dev)}`);
+        if (nic.direct?.mode !== undefined && !DIRECT_MODES.includes(nic.direct.mode))
+          bad(`networkInterfaces[${i}].direct.mode`, `must be one of ${DIRECT_MODES.map((m) => `"${m}"`).join(", ")}, got ${JSON.stringify(nic.direct.mode)}`);
       }
       if (nic.network !== undefined) checkName(failures, `networkInterfaces[${i}].network`, nic.network);
-      if (nic.mac !== undefined && !isUnknown(nic.mac) && !MAC_RE.test(nic.mac)) bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is not a MAC address like 52:54:00:12:34:56`);
-      if (nic.mac && MAC_RE.test(nic.mac) && parseInt(nic.mac.slice(0, 2), 16) & 1) bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is a multicast address; use a unicast one such as 52:54:00:…`);
+      if (nic.mac !== undefined && !isUnknown(nic.mac) && !MAC_RE.test(nic.mac))
+        bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is not a MAC address like 52:54:00:12:34:56`);
+      if (nic.mac && MAC_RE.test(nic.mac) && parseInt(nic.mac.slice(0, 2), 16) & 1)
+        bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is a multicast address; use a unicast one such as 52:54:00:…`);
     });
-    d.networkInterfaces = d.networkInterfaces.map((n) => (isUnknown(n) ? n : {
-      ...n, model: n.model ?? "virtio", ...(n.mac ? { mac: n.mac.toLowerCase() } : {}), ...(n.direct?.dev ? { direct: { ...n.direct, mode: n.direct.mode ?? "bridge" } } : {}),
-    }));
+    d.networkInterfaces = d.networkInterfaces.map((n) =>
+      isUnknown(n)
+        ? n
+        : {
+            ...n,
+            model: n.model ?? "virtio",
+            ...(n.mac ? { mac: n.mac.toLowerCase() } : {}),
+            ...(n.direct?.dev ? { direct: { ...n.direct, mode: n.direct.mode ?? "bridge" } } : {}),
+          },
+    );
   }
-  if (news.kernel !== undefined && !isUnknown(news.kernel) && (typeof news.kernel !== "string" || !news.kernel.startsWith("/"))) bad("kernel", "must be an absolute path on the host");
+  if (news.kernel !== undefined && !isUnknown(news.kernel) && (typeof news.kernel !== "string" || !news.kernel.startsWith("/")))
+    bad("kernel", "must be an absolute path on the host");
   if (news.initrd !== undefined && !news.kernel) bad("initrd", "needs kernel: an initrd is only used with direct kernel boot");
   if (news.cmdline !== undefined && !news.kernel) bad("cmdline", "needs kernel: a command line is only used with direct kernel boot");
   const wait = news.waitForIp;
   if (wait && wait !== true && !isUnknown(wait)) {
-    if (wait.timeout !== undefined && "error" in parseDuration(wait.timeout)) bad("waitForIp.timeout", (parseDuration(wait.timeout) as { error: string }).error);
-    if (wait.source !== undefined && !["lease", "agent", "arp", "any"].includes(wait.source)) bad("waitForIp.source", `must be "lease", "agent", "arp" or "any"`);
+    if (wait.timeout !== undefined && "error" in parseDuration(wait.timeout))
+      bad("waitForIp.timeout", (parseDuration(wait.timeout) as { error: string }).error);
+    if (wait.source !== undefined && !["lease", "agent", "arp", "any"].includes(wait.source))
+      bad("waitForIp.source", `must be "lease", "agent", "arp" or "any"`);
     if (wait.family !== undefined && !["ipv4", "ipv6", "any"].includes(wait.family)) bad("waitForIp.family", `must be "ipv4", "ipv6" or "any"`);
     if (wait.source === "agent" && !news.qemuAgent) bad("waitForIp.source", `"agent" needs qemuAgent: true (and the agent in the guest)`);
   }
   if (wait && d.running === false) bad("waitForIp", "a domain with running: false never gets an address; drop waitForIp or run it");
-  if (wait && Array.isArray(d.networkInterfaces) && d.networkInterfaces.length === 0) bad("waitForIp", "the domain has no networkInterfaces to get an address on");
-  const source = wait && wait !== true && !isUnknown(wait) ? wait.source ?? "any" : "any";
+  if (wait && Array.isArray(d.networkInterfaces) && d.networkInterfaces.length === 0)
+    bad("waitForIp", "the domain has no networkInterfaces to get an address on");
+  const source = wait && wait !== true && !isUnknown(wait) ? (wait.source ?? "any") : "any";
   const leased = Array.isArray(d.networkInterfaces) && d.networkInterfaces.some((n) => isUnknown(n) || (!n.bridge && !n.direct));
-  if (wait && Array.isArray(d.networkInterfaces) && d.networkInterfaces.length > 0 && !leased && (source === "lease" || (source === "any" && !news.qemuAgent))) {
-    bad("waitForIp.source", `libvirt keeps no DHCP lease for bridge and direct interfaces: use source "arp" (the host's ARP table) or "agent" (with qemuAgent: true)`);
+  if (
+    wait &&
+    Array.isArray(d.networkInterfaces) &&
+    d.networkInterfaces.length > 0 &&
+    !leased &&
+    (source === "lease" || (source === "any" && !news.qemuAgent))
+  ) {
+    bad(
+      "waitForIp.source",
+      `libvirt keeps no DHCP lease for bridge and direct interfaces: use source "arp" (the host's ARP table) or "agent" (with qemuAgent: true)`,
+    );
   }
   if (wait && !news.kernel && d.disks?.[0]?.device === "cdrom" && !news.cloudInit) {
-    bad("disks[0].device", "the boot disk is a cdrom and waitForIp is set: an installer ISO gets no address by itself; boot from a disk volume or drop waitForIp");
+    bad(
+      "disks[0].device",
+      "the boot disk is a cdrom and waitForIp is set: an installer ISO gets no address by itself; boot from a disk volume or drop waitForIp",
+    );
   }
-  if (news.shutdownTimeout !== undefined && "error" in parseDuration(news.shutdownTimeout)) bad("shutdownTimeout", (parseDuration(news.shutdownTimeout) as { error: string }).error);
+  if (news.shutdownTimeout !== undefined && "error" in parseDuration(news.shutdownTimeout))
+    bad("shutdownTimeout", (parseDuration(news.shutdownTimeout) as { error: string }).error);
   if (news.cloudInit !== undefined && !isUnknown(news.cloudInit)) {
     const c = news.cloudInit;
-    if (c.hostname !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9-]{0,62})$/.test(c.hostname)) bad("cloudInit.hostname", "is not a host name: use letters, digits and \"-\", at most 63, starting with a letter or digit (cloudInit is a secret, so its value is not shown)");
+    if (c.hostname !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9-]{0,62})$/.test(c.hostname))
+      bad(
+        "cloudInit.hostname",
+        'is not a host name: use letters, digits and "-", at most 63, starting with a letter or digit (cloudInit is a secret, so its value is not shown)',
+      );
     for (const k of ["userData", "vendorData", "metaData", "networkConfig"] as const) {
       if (c[k] !== undefined && typeof c[k] !== "string") bad(`cloudInit.${k}`, "must be a string");
     }
@@ -197,14 +239,18 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
   return d;
 }
 
-
 /** A disk's options as libvirt takes them; `bad` reports one property's failure. */
 function checkDiskOptions(disk: DiskInput, at: string, bad: (property: string, reason: string) => void): void {
   const { bootOrder, cache, discard, serial, readonly } = disk;
-  if (bootOrder !== undefined && !isUnknown(bootOrder) && (!Number.isInteger(bootOrder) || bootOrder < 1 || bootOrder > 64)) bad(`${at}.bootOrder`, `must be a whole number 1-64 (1 boots first), got ${JSON.stringify(bootOrder)}`);
-  if (cache !== undefined && !isUnknown(cache) && !DISK_CACHES.includes(cache)) bad(`${at}.cache`, `must be one of ${DISK_CACHES.join(", ")}, got ${JSON.stringify(cache)}`);
-  if (discard !== undefined && !isUnknown(discard) && !DISK_DISCARDS.includes(discard)) bad(`${at}.discard`, `must be "unmap" (pass the guest's discards on) or "ignore", got ${JSON.stringify(discard)}`);
+  if (bootOrder !== undefined && !isUnknown(bootOrder) && (!Number.isInteger(bootOrder) || bootOrder < 1 || bootOrder > 64))
+    bad(`${at}.bootOrder`, `must be a whole number 1-64 (1 boots first), got ${JSON.stringify(bootOrder)}`);
+  if (cache !== undefined && !isUnknown(cache) && !DISK_CACHES.includes(cache))
+    bad(`${at}.cache`, `must be one of ${DISK_CACHES.join(", ")}, got ${JSON.stringify(cache)}`);
+  if (discard !== undefined && !isUnknown(discard) && !DISK_DISCARDS.includes(discard))
+    bad(`${at}.discard`, `must be "unmap" (pass the guest's discards on) or "ignore", got ${JSON.stringify(discard)}`);
   // qemu passes at most 20 characters on to the guest, and libvirt takes no blanks or quotes
-  if (serial !== undefined && !isUnknown(serial) && !/^[A-Za-z0-9_.+-]{1,20}$/.test(String(serial))) bad(`${at}.serial`, `must be 1-20 letters, digits or _ . + -, got ${JSON.stringify(serial)}`);
-  if (readonly !== undefined && !isUnknown(readonly) && typeof readonly !== "boolean") bad(`${at}.readonly`, `must be true or false, got ${JSON.stringify(readonly)}`);
+  if (serial !== undefined && !isUnknown(serial) && !/^[A-Za-z0-9_.+-]{1,20}$/.test(String(serial)))
+    bad(`${at}.serial`, `must be 1-20 letters, digits or _ . + -, got ${JSON.stringify(serial)}`);
+  if (readonly !== undefined && !isUnknown(readonly) && typeof readonly !== "boolean")
+    bad(`${at}.readonly`, `must be true or false, got ${JSON.stringify(readonly)}`);
 }

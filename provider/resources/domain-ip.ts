@@ -78,8 +78,19 @@ async function staleLeases(lv: Libvirt, snap: LeaseSnapshot | undefined): Promis
  * Current addresses per MAC from the wanted sources (a missing agent is no error).
  * With a snapshot, a lease address from before the (re)start does not count.
  */
-export async function interfaceAddresses(lv: Libvirt, dom: DomainRef, source: IpSource, family: IpFamily, since?: LeaseSnapshot): Promise<InterfaceAddresses[]> {
-  const sources: number[] = { lease: [AddressSource.LEASE], agent: [AddressSource.AGENT], arp: [AddressSource.ARP], any: [AddressSource.LEASE, AddressSource.AGENT] }[source];
+export async function interfaceAddresses(
+  lv: Libvirt,
+  dom: DomainRef,
+  source: IpSource,
+  family: IpFamily,
+  since?: LeaseSnapshot,
+): Promise<InterfaceAddresses[]> {
+  const sources: number[] = {
+    lease: [AddressSource.LEASE],
+    agent: [AddressSource.AGENT],
+    arp: [AddressSource.ARP],
+    any: [AddressSource.LEASE, AddressSource.AGENT],
+  }[source];
   const stale = sources.includes(AddressSource.LEASE) ? await staleLeases(lv, since) : new Set<string>();
   const byMac = new Map<string, Set<string>>();
   for (const s of sources) {
@@ -90,7 +101,8 @@ export async function interfaceAddresses(lv: Libvirt, dom: DomainRef, source: Ip
       // the agent is optional with "any", and not answering yet while the guest boots
       const agentDown = s === AddressSource.AGENT && isLibvirtError(err) && (source === "any" || isLibvirtError(err, "AGENT_UNRESPONSIVE"));
       if (agentDown) continue;
-      if (s === AddressSource.ARP && isLibvirtError(err, "INTERNAL_ERROR") && /nlmsg/.test((err as Error).message)) throw new ArpTableUnreadable((err as Error).message);
+      if (s === AddressSource.ARP && isLibvirtError(err, "INTERNAL_ERROR") && /nlmsg/.test((err as Error).message))
+        throw new ArpTableUnreadable((err as Error).message);
       throw err;
     }
     for (const i of ifaces) {

@@ -3,11 +3,15 @@
 import { DomainRef, DomainState, isLibvirtError, Libvirt, RpcAbortError } from "../libvirt/api";
 import { log } from "../log";
 
-
 export function isActiveState(state: number): boolean {
   // SHUTDOWN means "being shut down": qemu still runs and the disks are still in use
-  return state === DomainState.RUNNING || state === DomainState.BLOCKED || state === DomainState.PAUSED
-    || state === DomainState.SHUTDOWN || state === DomainState.PMSUSPENDED;
+  return (
+    state === DomainState.RUNNING ||
+    state === DomainState.BLOCKED ||
+    state === DomainState.PAUSED ||
+    state === DomainState.SHUTDOWN ||
+    state === DomainState.PMSUSPENDED
+  );
 }
 
 export async function isActive(lv: Libvirt, dom: DomainRef): Promise<boolean> {
@@ -30,7 +34,10 @@ export async function stopGracefully(lv: Libvirt, dom: DomainRef, timeoutMs: num
     if (!(await isActive(lv, dom))) return "graceful";
     await new Promise((r) => setTimeout(r, 500));
   }
-  log(`host=${host} domain ${dom.name} did not shut down within ${timeoutMs / 1000} s${asked ? "" : " (qemu did not even take the request)"}: destroying it`, 0);
+  log(
+    `host=${host} domain ${dom.name} did not shut down within ${timeoutMs / 1000} s${asked ? "" : " (qemu did not even take the request)"}: destroying it`,
+    0,
+  );
   try {
     await lv.destroyDomain(dom);
   } catch (err) {

@@ -32,8 +32,18 @@ export async function createSeed(lv: Libvirt, d: DomainInputs, host: string, mak
   const xml = volumeXml({ name, capacityBytes: s.iso.length, format: "raw" });
   // its identity before it exists: the sha256 of the bytes it will hold
   const id = `sha256:${crypto.createHash("sha256").update(s.iso).digest("hex")}`;
-  const vol = await making.make({ kind: "volume", pool: pool.name, name, id }, () => lv.createVolume(pool, xml), (v) => v.key);
-  await lv.uploadVolume(vol, (async function* () { yield { data: s.iso }; })(), { signal });
+  const vol = await making.make(
+    { kind: "volume", pool: pool.name, name, id },
+    () => lv.createVolume(pool, xml),
+    (v) => v.key,
+  );
+  await lv.uploadVolume(
+    vol,
+    (async function* () {
+      yield { data: s.iso };
+    })(),
+    { signal },
+  );
   const { mtime } = parseVolumeXml(await lv.volumeXml(vol));
   return { pool: pool.name, name, path: await lv.volumePath(vol), ...(mtime ? { identity: { mtime } } : {}) };
 }

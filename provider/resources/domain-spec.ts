@@ -25,33 +25,49 @@ export function stateName(state: number): string {
  * any header into a raw disk, and libvirt re-probes it on every look.
  */
 export async function resolveDisks(lv: Libvirt, d: DomainInputs, host: string, known = new Map<string, ParsedDisk>()): Promise<DiskSpec[]> {
-  return Promise.all(d.disks.map(async (disk, i) => {
-    const property = `disks[${i}]`;
-    const pool = await findPool(lv, disk.pool ?? "default");
-    const vol = pool && (await findVolume(lv, pool, disk.volume));
-    if (!vol) {
-      throw new KvmError("not-found", `volume "${disk.volume}" is not in pool "${disk.pool}"`, { host, property: `${property}.volume`, fix: "Create it (a Volume resource) or fix the name and pool" });
-    }
-    const path = await lv.volumePath(vol);
-    const before = known.get(path);
-    const format = disk.format ?? before?.format;
-    if (format !== "qcow2" && format !== "raw") {
-      throw new KvmError("permanent", `${property}.format is not known for volume "${disk.volume}"`, { host, property: `${property}.format`, fix: "Say \"raw\" or \"qcow2\", or pass the Volume resource" });
-    }
-    let backing = format === "qcow2" ? disk.backing ?? (before?.format === "qcow2" ? before.backing : undefined) : undefined;
-    if (format === "qcow2" && !backing) {
-      // only to refuse: an overlay opened without its base shows the guest holes where its data is
-      const { backingPath } = parseVolumeXml(await lv.volumeXml(vol));
-      if (backingPath) {
-        throw new KvmError("permanent", `volume "${disk.volume}" (${property}) is a qcow2 overlay, and a disk given by name is attached without a backing chain (pulumi-kvm never takes one from the file)`, {
-          host, property: `${property}.volume`, fix: "Pass the kvm.Volume itself (or adopt the volume as a kvm.Volume with baseImage), so its base is recorded",
+  return Promise.all(
+    d.disks.map(async (disk, i) => {
+      const property = `disks[${i}]`;
+      const pool = await findPool(lv, disk.pool ?? "default");
+      const vol = pool && (await findVolume(lv, pool, disk.volume));
+      if (!vol) {
+        throw new KvmError("not-found", `volume "${disk.volume}" is not in pool "${disk.pool}"`, {
+          host,
+          property: `${property}.volume`,
+          fix: "Create it (a Volume resource) or fix the name and pool",
         });
       }
-      backing = undefined;
-    }
-    const { bootOrder, cache, discard, serial, readonly } = disk;
-    return { path, format, device: disk.device ?? "disk", bus: disk.bus ?? "virtio", backing, bootOrder, cache, discard, serial, readonly };
-  }));
+      const path = await lv.volumePath(vol);
+      const before = known.get(path);
+      const format = disk.format ?? before?.format;
+      if (format !== "qcow2" && format !== "raw") {
+        throw new KvmError("permanent", `${property}.format is not known for volume "${disk.volume}"`, {
+          host,
+          property: `${property}.format`,
+          fix: 'Say "raw" or "qcow2", or pass the Volume resource',
+        });
+      }
+      let backing = format === "qcow2" ? (disk.backing ?? (before?.format === "qcow2" ? before.backing : undefined)) : undefined;
+      if (format === "qcow2" && !backing) {
+        // only to refuse: an overlay opened without its base shows the guest holes where its data is
+        const { backingPath } = parseVolumeXml(await lv.volumeXml(vol));
+        if (backingPath) {
+          throw new KvmError(
+            "permanent",
+            `volume "${disk.volume}" (${property}) is a qcow2 overlay, and a disk given by name is attached without a backing chain (pulumi-kvm never takes one from the file)`,
+            {
+              host,
+              property: `${property}.volume`,
+              fix: "Pass the kvm.Volume itself (or adopt the volume as a kvm.Volume with baseImage), so its base is recorded",
+            },
+          );
+        }
+        backing = undefined;
+      }
+      const { bootOrder, cache, discard, serial, readonly } = disk;
+      return { path, format, device: disk.device ?? "disk", bus: disk.bus ?? "virtio", backing, bootOrder, cache, discard, serial, readonly };
+    }),
+  );
 }
 
 type Nic = { mac: string; network?: string; bridge?: string; direct?: string };
@@ -66,19 +82,45 @@ export function keptMacs(current: Nic[], wanted: InterfaceInput[]): (string | un
   const free = current.filter((c) => !pinned.has(c.mac.toLowerCase()));
   return wanted.map((w) => {
     if (w.mac) return w.mac.toLowerCase();
-    const i = free.findIndex((c) => (c.network ?? "") === (w.network ?? "") && (c.bridge ?? "") === (w.bridge ?? "") && (c.direct ?? "") === (w.direct?.dev ?? ""));
+    const i = free.findIndex(
+      (c) => (c.network ?? "") === (w.network ?? "") && (c.bridge ?? "") === (w.bridge ?? "") && (c.direct ?? "") === (w.direct?.dev ?? ""),
+    );
     return i < 0 ? undefined : free.splice(i, 1)[0].mac.toLowerCase();
   });
 }
 
-export function specOf(d: DomainInputs, disks: DiskSpec[], seedPath: string | undefined, owner: string, macs: (string | undefined)[] = [], uuid?: string): DomainSpec {
+export function specOf(
+  d: DomainInputs,
+  disks: DiskSpec[],
+  seedPath: string | undefined,
+  owner: string,
+  macs: (string | undefined)[] = [],
+  uuid?: string,
+): DomainSpec {
   return {
-    name: d.name, uuid, type: d.type ?? "kvm", vcpu: d.vcpu ?? 1, memoryMiB: Number(d.memory ?? 512), firmware: d.firmware ?? "bios",
-    machine: d.machine, cpuMode: d.cpuMode, disks, seedPath,
+    name: d.name,
+    uuid,
+    type: d.type ?? "kvm",
+    vcpu: d.vcpu ?? 1,
+    memoryMiB: Number(d.memory ?? 512),
+    firmware: d.firmware ?? "bios",
+    machine: d.machine,
+    cpuMode: d.cpuMode,
+    disks,
+    seedPath,
     interfaces: (d.networkInterfaces ?? []).map((n, i): InterfaceSpec => ({
-      network: n.network, bridge: n.bridge, direct: n.direct && { dev: n.direct.dev, mode: n.direct.mode ?? "bridge" }, model: n.model ?? "virtio", mac: n.mac ?? macs[i],
+      network: n.network,
+      bridge: n.bridge,
+      direct: n.direct && { dev: n.direct.dev, mode: n.direct.mode ?? "bridge" },
+      model: n.model ?? "virtio",
+      mac: n.mac ?? macs[i],
     })),
-    kernel: d.kernel, initrd: d.initrd, cmdline: d.cmdline, qemuAgent: !!d.qemuAgent, graphics: d.graphics ?? "none", owner,
+    kernel: d.kernel,
+    initrd: d.initrd,
+    cmdline: d.cmdline,
+    qemuAgent: !!d.qemuAgent,
+    graphics: d.graphics ?? "none",
+    owner,
   };
 }
 
@@ -101,13 +143,23 @@ type Recorded = Pick<DomainOutputs, "seedVolume" | "seedPool" | "seedIdentity">;
 /** The outputs: the inputs as checked, overlaid with what libvirt reports now. */
 export function composeOutputs(d: DomainInputs, seen: Observed, recorded: Recorded): DomainOutputs {
   const interfaces = seen.parsed.interfaces.map((i) => ({
-    mac: i.mac, network: i.network ?? (i.bridge ? `bridge:${i.bridge}` : i.direct ? `direct:${i.direct}` : ""),
+    mac: i.mac,
+    network: i.network ?? (i.bridge ? `bridge:${i.bridge}` : i.direct ? `direct:${i.direct}` : ""),
     addresses: seen.addresses.find((a) => a.mac === i.mac.toLowerCase())?.addresses ?? [],
   }));
   const ipAddress = interfaces.flatMap((i) => i.addresses)[0];
   return {
-    ...d, ...recorded, kvmKind: "Domain", uuid: seen.parsed.uuid, name: seen.parsed.name, state: stateName(seen.state),
-    running: seen.active, autostart: seen.autostart, vcpu: seen.parsed.vcpu, memory: seen.parsed.memoryMiB, interfaces,
+    ...d,
+    ...recorded,
+    kvmKind: "Domain",
+    uuid: seen.parsed.uuid,
+    name: seen.parsed.name,
+    state: stateName(seen.state),
+    running: seen.active,
+    autostart: seen.autostart,
+    vcpu: seen.parsed.vcpu,
+    memory: seen.parsed.memoryMiB,
+    interfaces,
     ...(ipAddress ? { ipAddress } : {}),
   };
 }

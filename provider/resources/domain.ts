@@ -46,7 +46,8 @@ async function ownedDomain(lv: Libvirt, uuid: string, host: string, action: stri
   } catch (err) {
     if (isLibvirtError(err, "NO_DOMAIN_METADATA")) {
       throw new KvmError("permanent", `domain ${dom.name} was not created by pulumi-kvm (no ownership marker in its metadata); refusing to ${action} it`, {
-        host, fix: "Manage it by hand, or remove it from the stack with pulumi state delete",
+        host,
+        fix: "Manage it by hand, or remove it from the stack with pulumi state delete",
       });
     }
     throw err;
@@ -67,10 +68,12 @@ async function observe(lv: Libvirt, dom: DomainRef, d: DomainInputs, recorded: R
   const autostart = await lv.domainAutostart(dom);
   const wait = waitSpec(d.waitForIp);
   const active = isActiveState(state);
-  const addresses = active ? await interfaceAddresses(lv, dom, wait?.source ?? "lease", wait?.family ?? "ipv4", since).catch((err) => {
-    if (err instanceof ArpTableUnreadable) return []; // reported by the wait; the outputs have no address then
-    throw err;
-  }) : [];
+  const addresses = active
+    ? await interfaceAddresses(lv, dom, wait?.source ?? "lease", wait?.family ?? "ipv4", since).catch((err) => {
+        if (err instanceof ArpTableUnreadable) return []; // reported by the wait; the outputs have no address then
+        throw err;
+      })
+    : [];
   return composeOutputs(d, { parsed, state, active, autostart, addresses }, recorded);
 }
 
@@ -86,45 +89,72 @@ function partialInit(message: string, outs: DomainOutputs, reason: string): Erro
  * Waits for an address of this boot (when asked), then the outputs; the VM exists whatever
  * happens here, unless `signal` stops the run: then its error goes on, for the create to undo.
  */
-async function settle(pool: HostAccess, d: DomainInputs, dom: DomainRef, recorded: Recorded, since: LeaseSnapshot | undefined, what: string, signal?: AbortSignal): Promise<DomainOutputs> {
+async function settle(
+  pool: HostAccess,
+  d: DomainInputs,
+  dom: DomainRef,
+  recorded: Recorded,
+  since: LeaseSnapshot | undefined,
+  what: string,
+  signal?: AbortSignal,
+): Promise<DomainOutputs> {
   const host = hostLabel(d.host);
   const wait = waitSpec(d.waitForIp);
   try {
-    return await pool.run(d.host, async (lv) => {
-      if (wait && d.running !== false) {
-        let found;
-        try {
-          found = await waitForAddress(lv, dom, wait, since);
-        } catch (err) {
-          // no address can come this way (not a broken link): the VM is observed and kept
-          if (!(err instanceof ArpTableUnreadable)) throw err;
-          const e = new KvmError("permanent", `domain ${d.name}: libvirt cannot read the host's ARP table (${err.message}); its ARP reader does not understand this kernel's netlink replies`, {
-            host, property: "waitForIp.source",
-            fix: "Use source \"agent\" with qemuAgent: true and qemu-guest-agent in the guest, or a libvirt whose ARP reader is fixed (virsh domifaddr --source arp shows whether it works). The domain is kept",
-          });
-          throw partialInit(e.message, await observe(lv, dom, d, recorded, since), e.message);
+    return await pool.run(
+      d.host,
+      async (lv) => {
+        if (wait && d.running !== false) {
+          let found;
+          try {
+            found = await waitForAddress(lv, dom, wait, since);
+          } catch (err) {
+            // no address can come this way (not a broken link): the VM is observed and kept
+            if (!(err instanceof ArpTableUnreadable)) throw err;
+            const e = new KvmError(
+              "permanent",
+              `domain ${d.name}: libvirt cannot read the host's ARP table (${err.message}); its ARP reader does not understand this kernel's netlink replies`,
+              {
+                host,
+                property: "waitForIp.source",
+                fix: 'Use source "agent" with qemuAgent: true and qemu-guest-agent in the guest, or a libvirt whose ARP reader is fixed (virsh domifaddr --source arp shows whether it works). The domain is kept',
+              },
+            );
+            throw partialInit(e.message, await observe(lv, dom, d, recorded, since), e.message);
+          }
+          if (!found) {
+            const outs = await observe(lv, dom, d, recorded, since);
+            throw partialInit(
+              `${host}: domain ${d.name} got no ${wait.family} address within ${wait.timeoutMs / 1000} s (waitForIp, source ${wait.source})`,
+              outs,
+              `no IP address within ${wait.timeoutMs / 1000} s: does the network serve DHCP, does the guest bring its interface up? The domain is kept; pulumi up retries the wait`,
+            );
+          }
         }
-        if (!found) {
-          const outs = await observe(lv, dom, d, recorded, since);
-          throw partialInit(`${host}: domain ${d.name} got no ${wait.family} address within ${wait.timeoutMs / 1000} s (waitForIp, source ${wait.source})`, outs,
-            `no IP address within ${wait.timeoutMs / 1000} s: does the network serve DHCP, does the guest bring its interface up? The domain is kept; pulumi up retries the wait`);
-        }
-      }
-      return observe(lv, dom, d, recorded, since);
-    }, { signal });
+        return observe(lv, dom, d, recorded, since);
+      },
+      { signal },
+    );
   } catch (err) {
     if ((err as { id?: string }).id || signal?.aborted) throw err;
     const e = explain(err, host, `${what} domain ${d.name}`);
-    throw partialInit(e.message, unobservedOutputs(d, dom, recorded),
-      `the domain was started but could not be observed (${e.message}); it is kept, and pulumi up continues from here`);
+    throw partialInit(
+      e.message,
+      unobservedOutputs(d, dom, recorded),
+      `the domain was started but could not be observed (${e.message}); it is kept, and pulumi up continues from here`,
+    );
   }
 }
 
 function claimsOf(d: DomainInputs): Claim[] {
-  const claims: Claim[] = [{
-    property: "name", what: `domain "${d.name}"`, removal: `virsh destroy ${d.name}; virsh undefine ${d.name} --nvram`,
-    taken: async (lv) => !!(await findDomain(lv, d.name)) && !(await isJournalled(lv, d.host, "domain", d.name)),
-  }];
+  const claims: Claim[] = [
+    {
+      property: "name",
+      what: `domain "${d.name}"`,
+      removal: `virsh destroy ${d.name}; virsh undefine ${d.name} --nvram`,
+      taken: async (lv) => !!(await findDomain(lv, d.name)) && !(await isJournalled(lv, d.host, "domain", d.name)),
+    },
+  ];
   if (d.cloudInit) claims.push(...volumeClaims({ host: d.host, pool: seedPoolFor(d), name: seedVolumeName(d.name) }, "seed volume").claims);
   return claims;
 }
@@ -139,7 +169,13 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
       for (const net of networks.slice(1)) await checkHostHealth(ctx, failures, inputs.host, seedPoolFor(inputs), net);
       // a domain new to the stack (or moving to a new name or host) must find its names free
       const previous = recorded(olds);
-      await checkClaims(ctx.pool, failures, { host: inputs.host, claims: claimsOf(inputs) }, previous && { host: previous.host, claims: claimsOf(previous) }, inputs.adopt);
+      await checkClaims(
+        ctx.pool,
+        failures,
+        { host: inputs.host, claims: claimsOf(inputs) },
+        previous && { host: previous.host, claims: claimsOf(previous) },
+        inputs.adopt,
+      );
       return { inputs, failures };
     },
 
@@ -149,65 +185,88 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
       if (!sameHost(olds.host, news.host)) replaces.push("host");
       for (const k of REPLACE_KEYS) if (!deepEqual(olds[k], news[k])) replaces.push(k);
       const updates = redefinedKeys(olds, news);
-      const changes = replaces.length > 0 || updates.length > 0 || olds.running !== news.running || olds.autostart !== news.autostart
-        || !sameLogin(olds.host, news.host) || !deepEqual(olds.waitForIp, news.waitForIp) || olds.shutdownTimeout !== news.shutdownTimeout || olds.adopt !== news.adopt;
+      const changes =
+        replaces.length > 0 ||
+        updates.length > 0 ||
+        olds.running !== news.running ||
+        olds.autostart !== news.autostart ||
+        !sameLogin(olds.host, news.host) ||
+        !deepEqual(olds.waitForIp, news.waitForIp) ||
+        olds.shutdownTimeout !== news.shutdownTimeout ||
+        olds.adopt !== news.adopt;
       const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
       return result;
     },
 
-    create: (d) => interruptible(async (signal) => {
-      const host = hostLabel(d.host);
-      const owner = d.resourceName ?? d.name;
-      const making = new Making(ctx.pool, d.host);
-      let seed: SeedVolume | undefined;
-      let started: { dom: DomainRef; since: LeaseSnapshot };
-      try {
-        started = await ctx.pool.run(d.host, async (lv) => {
-          await clearLeftovers(d.host, lv);
-          const existing = await findDomain(lv, d.name);
-          if (existing && !d.adopt) throw alreadyExists(host, `domain "${d.name}"`, `virsh destroy ${d.name}; virsh undefine ${d.name} --nvram`);
-          const current = existing && parseDomainXml(await lv.domainXml(existing, DomainXmlFlags.INACTIVE));
-          if (current) {
-            const diffs = differences({ type: current.type, firmware: current.firmware }, { type: d.type ?? "kvm", firmware: d.firmware ?? "bios" }, ["type", "firmware"]);
-            if (diffs.length) throw refuseAdoption(host, `domain "${d.name}"`, diffs);
-          }
-          const disks = await resolveDisks(lv, d, host, current && new Map(current.disks.map((x) => [x.path, x])));
-          const made = d.cloudInit ? await createSeed(lv, d, host, making, signal) : undefined;
-          seed = made && { pool: made.pool, name: made.name, identity: made.identity };
-          let dom: DomainRef;
-          if (current) {
-            // adopted: the same domain (UUID, MACs of interfaces that stay) with the program's definition and our marker
-            const macs = keptMacs(current.interfaces, d.networkInterfaces ?? []);
-            dom = await lv.defineDomain(domainXml(specOf(d, disks, made?.path, owner, macs, current.uuid)));
-            if (await isActive(lv, dom)) await stopGracefully(lv, dom, shutdownMs(d), host);
-          } else {
-            // its UUID is chosen here, so the journal holds the identity before the domain exists
-            const uuid = crypto.randomUUID();
-            const xml = domainXml(specOf(d, disks, made?.path, owner, [], uuid));
-            dom = await making.make({ kind: "domain", name: d.name, id: uuid.replace(/-/g, "") }, () => lv.defineDomain(xml));
-          }
-          if (!!d.autostart !== (await lv.domainAutostart(dom))) await lv.setDomainAutostart(dom, !!d.autostart);
-          // a lease this MAC had before (a pinned MAC reused) is not this boot's address
-          const since = await leaseSnapshot(lv, await definedNics(lv, dom));
-          if (d.running !== false) await lv.startDomain(dom);
-          return { dom, since };
-        }, { mutating: true, signal });
-      } catch (err) {
-        // the VM never ran: nothing is left behind
-        await making.undo();
-        throw explain(err, host, `creating domain ${d.name}`);
-      }
-      try {
-        const outs = await settle(ctx.pool, d, started.dom, recordedOf({ seedVolume: seed?.name, seedPool: seed?.pool, seedIdentity: seed?.identity }), started.since, "creating", signal);
-        await making.kept();
-        return { id: outs.uuid, outs };
-      } catch (err) {
-        // a started VM the engine records (partial-init) is kept; a stopped run records nothing
-        if (signal.aborted) await making.undo();
-        else await making.kept();
-        throw err;
-      }
-    }),
+    create: (d) =>
+      interruptible(async (signal) => {
+        const host = hostLabel(d.host);
+        const owner = d.resourceName ?? d.name;
+        const making = new Making(ctx.pool, d.host);
+        let seed: SeedVolume | undefined;
+        let started: { dom: DomainRef; since: LeaseSnapshot };
+        try {
+          started = await ctx.pool.run(
+            d.host,
+            async (lv) => {
+              await clearLeftovers(d.host, lv);
+              const existing = await findDomain(lv, d.name);
+              if (existing && !d.adopt) throw alreadyExists(host, `domain "${d.name}"`, `virsh destroy ${d.name}; virsh undefine ${d.name} --nvram`);
+              const current = existing && parseDomainXml(await lv.domainXml(existing, DomainXmlFlags.INACTIVE));
+              if (current) {
+                const diffs = differences({ type: current.type, firmware: current.firmware }, { type: d.type ?? "kvm", firmware: d.firmware ?? "bios" }, [
+                  "type",
+                  "firmware",
+                ]);
+                if (diffs.length) throw refuseAdoption(host, `domain "${d.name}"`, diffs);
+              }
+              const disks = await resolveDisks(lv, d, host, current && new Map(current.disks.map((x) => [x.path, x])));
+              const made = d.cloudInit ? await createSeed(lv, d, host, making, signal) : undefined;
+              seed = made && { pool: made.pool, name: made.name, identity: made.identity };
+              let dom: DomainRef;
+              if (current) {
+                // adopted: the same domain (UUID, MACs of interfaces that stay) with the program's definition and our marker
+                const macs = keptMacs(current.interfaces, d.networkInterfaces ?? []);
+                dom = await lv.defineDomain(domainXml(specOf(d, disks, made?.path, owner, macs, current.uuid)));
+                if (await isActive(lv, dom)) await stopGracefully(lv, dom, shutdownMs(d), host);
+              } else {
+                // its UUID is chosen here, so the journal holds the identity before the domain exists
+                const uuid = crypto.randomUUID();
+                const xml = domainXml(specOf(d, disks, made?.path, owner, [], uuid));
+                dom = await making.make({ kind: "domain", name: d.name, id: uuid.replace(/-/g, "") }, () => lv.defineDomain(xml));
+              }
+              if (!!d.autostart !== (await lv.domainAutostart(dom))) await lv.setDomainAutostart(dom, !!d.autostart);
+              // a lease this MAC had before (a pinned MAC reused) is not this boot's address
+              const since = await leaseSnapshot(lv, await definedNics(lv, dom));
+              if (d.running !== false) await lv.startDomain(dom);
+              return { dom, since };
+            },
+            { mutating: true, signal },
+          );
+        } catch (err) {
+          // the VM never ran: nothing is left behind
+          await making.undo();
+          throw explain(err, host, `creating domain ${d.name}`);
+        }
+        try {
+          const outs = await settle(
+            ctx.pool,
+            d,
+            started.dom,
+            recordedOf({ seedVolume: seed?.name, seedPool: seed?.pool, seedIdentity: seed?.identity }),
+            started.since,
+            "creating",
+            signal,
+          );
+          await making.kept();
+          return { id: outs.uuid, outs };
+        } catch (err) {
+          // a started VM the engine records (partial-init) is kept; a stopped run records nothing
+          if (signal.aborted) await making.undo();
+          else await making.kept();
+          throw err;
+        }
+      }),
 
     async read(id, props) {
       const host = hostLabel(props.host);
@@ -233,22 +292,27 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
       const recorded = recordedOf(olds);
       let result: { dom: DomainRef; since?: LeaseSnapshot };
       try {
-        result = await ctx.pool.run(news.host, async (lv) => {
-          const dom = await ownedDomain(lv, id, host, "update");
-          if (!dom) throw new KvmError("not-found", `domain ${olds.name} (${id}) is gone`, { host, fix: "Run pulumi refresh, then pulumi up to recreate it" });
-          let since: LeaseSnapshot | undefined;
-          const start = async () => {
-            since = await leaseSnapshot(lv, await definedNics(lv, dom));
-            await lv.startDomain(dom);
-          };
-          const previousXml = redefinedKeys(olds, news).length > 0 ? await redefine(lv, dom, olds, news, host) : undefined;
-          // a running VM picks a new definition up only on a fresh start
-          if (previousXml && news.running !== false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
-          if (news.running === false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
-          if (news.running !== false && !(await isActive(lv, dom))) await startOrRestore(lv, start, previousXml, olds.name, host);
-          if (!!news.autostart !== (await lv.domainAutostart(dom))) await lv.setDomainAutostart(dom, !!news.autostart);
-          return { dom, since };
-        }, { mutating: true });
+        result = await ctx.pool.run(
+          news.host,
+          async (lv) => {
+            const dom = await ownedDomain(lv, id, host, "update");
+            if (!dom)
+              throw new KvmError("not-found", `domain ${olds.name} (${id}) is gone`, { host, fix: "Run pulumi refresh, then pulumi up to recreate it" });
+            let since: LeaseSnapshot | undefined;
+            const start = async () => {
+              since = await leaseSnapshot(lv, await definedNics(lv, dom));
+              await lv.startDomain(dom);
+            };
+            const previousXml = redefinedKeys(olds, news).length > 0 ? await redefine(lv, dom, olds, news, host) : undefined;
+            // a running VM picks a new definition up only on a fresh start
+            if (previousXml && news.running !== false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
+            if (news.running === false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
+            if (news.running !== false && !(await isActive(lv, dom))) await startOrRestore(lv, start, previousXml, olds.name, host);
+            if (!!news.autostart !== (await lv.domainAutostart(dom))) await lv.setDomainAutostart(dom, !!news.autostart);
+            return { dom, since };
+          },
+          { mutating: true },
+        );
       } catch (err) {
         if ((err as { id?: string }).id) throw err;
         throw explain(err, host, `updating domain ${olds.name}`);
@@ -259,16 +323,21 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
     async delete(id, props) {
       const host = hostLabel(props.host);
       try {
-        await ctx.pool.run(props.host, async (lv) => {
-          await clearLeftovers(props.host, lv);
-          const dom = await ownedDomain(lv, id, host, "delete");
-          if (dom) {
-            await stopGracefully(lv, dom, shutdownMs(props), host);
-            await lv.undefineDomain(dom, UNDEFINE_ALL);
-          } else if (await findDomain(lv, props.name)) leftAlone(host, `domain ${props.name}`, "delete");
-          // the pool recorded at create; older records fall back to the first disk's
-          if (props.seedVolume) await deleteSeed(lv, { pool: props.seedPool ?? seedPoolFor(props), name: props.seedVolume, identity: props.seedIdentity }, host);
-        }, { mutating: true });
+        await ctx.pool.run(
+          props.host,
+          async (lv) => {
+            await clearLeftovers(props.host, lv);
+            const dom = await ownedDomain(lv, id, host, "delete");
+            if (dom) {
+              await stopGracefully(lv, dom, shutdownMs(props), host);
+              await lv.undefineDomain(dom, UNDEFINE_ALL);
+            } else if (await findDomain(lv, props.name)) leftAlone(host, `domain ${props.name}`, "delete");
+            // the pool recorded at create; older records fall back to the first disk's
+            if (props.seedVolume)
+              await deleteSeed(lv, { pool: props.seedPool ?? seedPoolFor(props), name: props.seedVolume, identity: props.seedIdentity }, host);
+          },
+          { mutating: true },
+        );
       } catch (err) {
         throw explainRecorded(err, host, `deleting domain ${props.name}`);
       }
@@ -301,8 +370,14 @@ async function startOrRestore(lv: Libvirt, start: () => Promise<void>, previousX
     if (!previousXml) throw err;
     await lv.defineDomain(previousXml);
     await start();
-    throw new KvmError("permanent", `the new definition of domain ${name} did not start (${(err as Error).message}); the previous definition was restored and runs again`, {
-      host, fix: "Fix the inputs named in the message and run pulumi up again", cause: err,
-    });
+    throw new KvmError(
+      "permanent",
+      `the new definition of domain ${name} did not start (${(err as Error).message}); the previous definition was restored and runs again`,
+      {
+        host,
+        fix: "Fix the inputs named in the message and run pulumi up again",
+        cause: err,
+      },
+    );
   }
 }

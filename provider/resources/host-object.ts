@@ -30,27 +30,33 @@ export interface HostObject<R extends { uuid: Buffer }, O extends { uuid: string
 }
 
 export function createHostObject<R extends { uuid: Buffer }, O extends { uuid: string }>(
-  pool: HostAccess, inputs: { host: HostConfig; name: string; adopt?: boolean }, object: HostObject<R, O>,
+  pool: HostAccess,
+  inputs: { host: HostConfig; name: string; adopt?: boolean },
+  object: HostObject<R, O>,
 ): Promise<{ id: string; outs: O }> {
   return interruptible(async (signal) => {
     const host = hostLabel(inputs.host);
     const making = new Making(pool, inputs.host);
     try {
-      const made = await pool.run(inputs.host, async (lv) => {
-        await clearLeftovers(inputs.host, lv);
-        let ref = await object.find(lv);
-        if (ref) {
-          if (!inputs.adopt) throw alreadyExists(host, object.what, object.removal);
-          await object.adopt(lv, ref);
-        } else {
-          // its UUID is chosen here, so the journal holds the identity before the object exists
-          const uuid = crypto.randomUUID();
-          ref = await making.make({ kind: object.kind, name: inputs.name, id: uuid.replace(/-/g, "") }, () => object.define(lv, uuid));
-          await object.build?.(lv, ref);
-        }
-        const outs = await object.settle(lv, ref);
-        return { id: outs.uuid, outs };
-      }, { mutating: true, signal });
+      const made = await pool.run(
+        inputs.host,
+        async (lv) => {
+          await clearLeftovers(inputs.host, lv);
+          let ref = await object.find(lv);
+          if (ref) {
+            if (!inputs.adopt) throw alreadyExists(host, object.what, object.removal);
+            await object.adopt(lv, ref);
+          } else {
+            // its UUID is chosen here, so the journal holds the identity before the object exists
+            const uuid = crypto.randomUUID();
+            ref = await making.make({ kind: object.kind, name: inputs.name, id: uuid.replace(/-/g, "") }, () => object.define(lv, uuid));
+            await object.build?.(lv, ref);
+          }
+          const outs = await object.settle(lv, ref);
+          return { id: outs.uuid, outs };
+        },
+        { mutating: true, signal },
+      );
       await making.kept();
       return made;
     } catch (err) {
@@ -73,6 +79,7 @@ export async function findRecorded<R extends { uuid: Buffer }>(find: Promise<R |
 /** The error of an update whose object is gone or someone else's now. */
 export function recordedGone(host: string, what: string): KvmError {
   return new KvmError("not-found", `${what} is gone, or the object of that name is not the one this stack made (another UUID)`, {
-    host, fix: "Run pulumi refresh (the resource then leaves the stack), then pulumi up to make it again under a free name",
+    host,
+    fix: "Run pulumi refresh (the resource then leaves the stack), then pulumi up to make it again under a free name",
   });
 }

@@ -15,7 +15,17 @@ import { volumeXml } from "../xml/volume";
 import { checkHostHealth, deepEqual, Failures, hostLabel, isUnknown, sameHost, sameLogin } from "./common";
 import { progressReporter } from "./progress";
 import { rememberStackNames } from "./collisions";
-import { checkStorageInputs, checkVolumeName, deleteVolume, describeVolume, domainsUsing, poolForNewVolume, readVolume, volumeClaims, volumesBackedBy } from "./storage";
+import {
+  checkStorageInputs,
+  checkVolumeName,
+  deleteVolume,
+  describeVolume,
+  domainsUsing,
+  poolForNewVolume,
+  readVolume,
+  volumeClaims,
+  volumesBackedBy,
+} from "./storage";
 import { processContext, ResourceContext } from "./context";
 import { DiffResult, ResourceProvider } from "./types";
 import { Making } from "./rollback";
@@ -62,16 +72,29 @@ async function checkSource(failures: Failures, source: unknown, known: boolean):
   const out = { ...s };
   if (s.url !== undefined && !isUnknown(s.url)) {
     let u: URL | undefined;
-    try { u = new URL(String(s.url)); } catch { /* reported below */ }
+    try {
+      u = new URL(String(s.url));
+    } catch {
+      /* reported below */
+    }
     if (!u || !["http:", "https:"].includes(u.protocol)) {
       failures.push({ property: "source.url", reason: `source.url must be an http:// or https:// URL, got ${displayUrl(String(s.url))}` });
     } else if (u.protocol === "http:" && !s.sha256 && !s.sha512 && !s.checksumUrl) {
-      warn(`source.url ${displayUrl(u.toString())} is plain http and has no checksum: anyone on the path can change the image. Give source.sha256, sha512 or checksumUrl, or use https`);
+      warn(
+        `source.url ${displayUrl(u.toString())} is plain http and has no checksum: anyone on the path can change the image. Give source.sha256, sha512 or checksumUrl, or use https`,
+      );
     }
   }
   const checksums = (["sha256", "sha512", "checksumUrl"] as const).filter((k) => s[k] !== undefined);
-  if (checksums.length > 1) failures.push({ property: `source.${checksums[1]}`, reason: `give one of source.sha256, source.sha512 and source.checksumUrl, not ${checksums.join(" and ")}` });
-  for (const [k, digits, tool] of [["sha256", 64, "sha256sum"], ["sha512", 128, "sha512sum"]] as const) {
+  if (checksums.length > 1)
+    failures.push({
+      property: `source.${checksums[1]}`,
+      reason: `give one of source.sha256, source.sha512 and source.checksumUrl, not ${checksums.join(" and ")}`,
+    });
+  for (const [k, digits, tool] of [
+    ["sha256", 64, "sha256sum"],
+    ["sha512", 128, "sha512sum"],
+  ] as const) {
     if (s[k] !== undefined && !isUnknown(s[k]) && !new RegExp(`^[0-9a-fA-F]{${digits}}$`).test(String(s[k]))) {
       failures.push({ property: `source.${k}`, reason: `source.${k} must be ${digits} hex digits (${tool}'s output)` });
     }
@@ -89,11 +112,18 @@ async function checkSource(failures: Failures, source: unknown, known: boolean):
     else if (!failures.length && (known || out.sha256 || out.sha512)) {
       if (out.sha512) {
         const sha512 = await fileDigest(file, "sha512");
-        if (out.sha512 !== sha512) failures.push({ property: s.checksumUrl ? "source.checksumUrl" : "source.sha512", reason: `the sha512 ${s.checksumUrl ? `${displayUrl(s.checksumUrl)} gives` : "given"} is ${out.sha512} but ${file} has sha512 ${sha512}: fix the checksum or the file` });
+        if (out.sha512 !== sha512)
+          failures.push({
+            property: s.checksumUrl ? "source.checksumUrl" : "source.sha512",
+            reason: `the sha512 ${s.checksumUrl ? `${displayUrl(s.checksumUrl)} gives` : "given"} is ${out.sha512} but ${file} has sha512 ${sha512}: fix the checksum or the file`,
+          });
       }
       const sha256 = await sha256File(file);
       if (out.sha256 && out.sha256 !== sha256) {
-        failures.push({ property: s.checksumUrl ? "source.checksumUrl" : "source.sha256", reason: `source.sha256 is ${out.sha256} but ${file} has sha256 ${sha256}: fix the checksum or the file` });
+        failures.push({
+          property: s.checksumUrl ? "source.checksumUrl" : "source.sha256",
+          reason: `source.sha256 is ${out.sha256} but ${file} has sha256 ${sha256}: fix the checksum or the file`,
+        });
       }
       out.sha256 = sha256;
     }
@@ -104,16 +134,26 @@ async function checkSource(failures: Failures, source: unknown, known: boolean):
 /** The digest a checksum file publishes for the image's file name, as source.sha256 or source.sha512. */
 async function publishedDigest(failures: Failures, checksumUrl: string, image: string): Promise<Partial<ImageSource>> {
   let u: URL | undefined;
-  try { u = new URL(checksumUrl); } catch { /* reported below */ }
+  try {
+    u = new URL(checksumUrl);
+  } catch {
+    /* reported below */
+  }
   if (!u || !["http:", "https:"].includes(u.protocol)) {
-    failures.push({ property: "source.checksumUrl", reason: `source.checksumUrl must be an http:// or https:// URL of a SHA256SUMS or SHA512SUMS file, got ${displayUrl(checksumUrl)}` });
+    failures.push({
+      property: "source.checksumUrl",
+      reason: `source.checksumUrl must be an http:// or https:// URL of a SHA256SUMS or SHA512SUMS file, got ${displayUrl(checksumUrl)}`,
+    });
     return {};
   }
   const fileName = path.posix.basename(/^https?:/.test(image) ? new URL(image).pathname : image.split(path.sep).join("/"));
   try {
     const found = digestFor(await fetchChecksums(checksumUrl), fileName);
     if (found) return { [found.algorithm]: found.digest };
-    failures.push({ property: "source.checksumUrl", reason: `${displayUrl(checksumUrl)} has no sha256 or sha512 line for "${fileName}", the image's file name` });
+    failures.push({
+      property: "source.checksumUrl",
+      reason: `${displayUrl(checksumUrl)} has no sha256 or sha512 line for "${fileName}", the image's file name`,
+    });
   } catch (err) {
     failures.push({ property: "source.checksumUrl", reason: `source.checksumUrl: ${(err as Error).message}` });
   }
@@ -129,7 +169,13 @@ function otherContent(olds: ImageOutputs, news: ImageInputs): boolean {
 }
 
 /** The outputs of an uploaded image: its inputs as checked, the volume, the header's format, the bytes' sha256. */
-export function imageOutputs(inputs: ImageInputs, made: { path: string; key: string; capacityBytes: number }, format: ImageOutputs["format"], sha256: string, identity: VolumeIdentity): ImageOutputs {
+export function imageOutputs(
+  inputs: ImageInputs,
+  made: { path: string; key: string; capacityBytes: number },
+  format: ImageOutputs["format"],
+  sha256: string,
+  identity: VolumeIdentity,
+): ImageOutputs {
   return { ...inputs, kvmKind: "Image", path: made.path, key: made.key, format, capacityBytes: made.capacityBytes, sha256, identity };
 }
 
@@ -137,40 +183,56 @@ export function imageOutputs(inputs: ImageInputs, made: { path: string; key: str
  * Takes over an image volume already in the pool, when its bytes are the source's (by
  * sha256, read back from the host); undefined when there is none, to upload as usual.
  */
-async function adoptImage(ctx: ResourceContext, inputs: ImageInputs, host: string, signal: AbortSignal): Promise<{ id: string; outs: ImageOutputs } | undefined> {
+async function adoptImage(
+  ctx: ResourceContext,
+  inputs: ImageInputs,
+  host: string,
+  signal: AbortSignal,
+): Promise<{ id: string; outs: ImageOutputs } | undefined> {
   const what = `image ${inputs.pool}/${inputs.name}`;
   try {
-    return await ctx.pool.run(inputs.host, async (lv) => {
-      const { existing } = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name, true);
-      if (!existing) return undefined;
-      const expected = inputs.source.sha256 ?? (inputs.source.path ? await sha256File(sourceFile(inputs.source.path)) : undefined);
-      const expected512 = inputs.source.sha512;
-      if (!expected && !expected512) {
-        throw new KvmError("permanent", `cannot adopt ${what}: its bytes cannot be compared with a URL source without a checksum`, {
-          host, property: "source.sha256", fix: "Give source.sha256 (the image's sha256sum), so the volume's content can be proven to be that image; nothing was changed",
-        });
-      }
-      const hash = crypto.createHash("sha256");
-      const hash512 = expected512 ? crypto.createHash("sha512") : undefined;
-      const head: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of lv.downloadVolume(existing, { signal })) {
-        hash.update(chunk);
-        hash512?.update(chunk);
-        if (size < HEAD_BYTES) head.push(chunk.subarray(0, HEAD_BYTES - size));
-        size += chunk.length;
-      }
-      const onHost = hash.digest("hex");
-      if (expected && onHost !== expected) throw refuseAdoption(host, what, [{ property: "source", onHost: `sha256 ${onHost}`, inProgram: `sha256 ${expected}` }]);
-      const onHost512 = hash512?.digest("hex");
-      if (expected512 && onHost512 !== expected512) throw refuseAdoption(host, what, [{ property: "source", onHost: `sha512 ${onHost512}`, inProgram: `sha512 ${expected512}` }]);
-      // the format from the bytes just proven to be the source's, never libvirt's probe
-      const { format } = parseImageHeader(Buffer.concat(head), size);
-      const d = await describeVolume(lv, existing);
-      const source = inputs.source.path ? { ...inputs.source, sha256: onHost } : inputs.source;
-      const outs = { ...imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? existing.key }, format, onHost, sealed(d)), ...(onHost512 ? { sha512: onHost512 } : {}) };
-      return { id: outs.key, outs };
-    }, { signal });
+    return await ctx.pool.run(
+      inputs.host,
+      async (lv) => {
+        const { existing } = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name, true);
+        if (!existing) return undefined;
+        const expected = inputs.source.sha256 ?? (inputs.source.path ? await sha256File(sourceFile(inputs.source.path)) : undefined);
+        const expected512 = inputs.source.sha512;
+        if (!expected && !expected512) {
+          throw new KvmError("permanent", `cannot adopt ${what}: its bytes cannot be compared with a URL source without a checksum`, {
+            host,
+            property: "source.sha256",
+            fix: "Give source.sha256 (the image's sha256sum), so the volume's content can be proven to be that image; nothing was changed",
+          });
+        }
+        const hash = crypto.createHash("sha256");
+        const hash512 = expected512 ? crypto.createHash("sha512") : undefined;
+        const head: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of lv.downloadVolume(existing, { signal })) {
+          hash.update(chunk);
+          hash512?.update(chunk);
+          if (size < HEAD_BYTES) head.push(chunk.subarray(0, HEAD_BYTES - size));
+          size += chunk.length;
+        }
+        const onHost = hash.digest("hex");
+        if (expected && onHost !== expected)
+          throw refuseAdoption(host, what, [{ property: "source", onHost: `sha256 ${onHost}`, inProgram: `sha256 ${expected}` }]);
+        const onHost512 = hash512?.digest("hex");
+        if (expected512 && onHost512 !== expected512)
+          throw refuseAdoption(host, what, [{ property: "source", onHost: `sha512 ${onHost512}`, inProgram: `sha512 ${expected512}` }]);
+        // the format from the bytes just proven to be the source's, never libvirt's probe
+        const { format } = parseImageHeader(Buffer.concat(head), size);
+        const d = await describeVolume(lv, existing);
+        const source = inputs.source.path ? { ...inputs.source, sha256: onHost } : inputs.source;
+        const outs = {
+          ...imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? existing.key }, format, onHost, sealed(d)),
+          ...(onHost512 ? { sha512: onHost512 } : {}),
+        };
+        return { id: outs.key, outs };
+      },
+      { signal },
+    );
   } catch (err) {
     throw explain(err, host, `adopting ${what}`);
   }
@@ -203,7 +265,10 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
         const url = inputs.source?.url && !isUnknown(inputs.source.url) ? inputs.source.url : undefined;
         const size = file ? fs.statSync(file).size : url ? await announcedLength(url) : undefined;
         if (size !== undefined && size > availableBytes) {
-          failures.push({ property: "pool", reason: `pool "${inputs.pool}" on ${hostLabel(inputs.host)} has ${availableBytes} bytes free, the image ${file ? "needs" : `at ${displayUrl(url!)} announces`} ${size}` });
+          failures.push({
+            property: "pool",
+            reason: `pool "${inputs.pool}" on ${hostLabel(inputs.host)} has ${availableBytes} bytes free, the image ${file ? "needs" : `at ${displayUrl(url!)} announces`} ${size}`,
+          });
         }
       }
       await checkVolumeName(ctx.pool, failures, inputs, olds);
@@ -225,56 +290,81 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
       return result;
     },
 
-    create: (inputs) => interruptible(async (signal) => {
-      const host = hostLabel(inputs.host);
-      if (inputs.adopt) {
-        const adopted = await adoptImage(ctx, inputs, host, signal);
-        if (adopted) return adopted;
-      }
-      // nothing is left in the pool when the upload fails, the bytes are not the expected
-      // ones or the run is stopped
-      const making = new Making(ctx.pool, inputs.host);
-      try {
-        const image = await openImage(inputs.source, host);
-        try {
-          const { header } = image;
-          // check could only read the header of a local file; a download is checked here
-          if (inputs.format && inputs.format !== header.format) {
-            throw new KvmError("permanent", `format is "${inputs.format}" but the image is ${header.format} by its header`, {
-              property: "format", host, fix: "Drop format (it is read from the header) or fix the source; nothing was created",
-            });
-          }
-          const vol = await ctx.pool.run(inputs.host, async (lv) => {
-            const { pool } = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name);
-            // sparse: the size comes from bytes not verified yet (a mirror may claim terabytes); only what arrives is allocated
-            const xml = volumeXml({ name: inputs.name, capacityBytes: header.format === "qcow2" ? header.virtualSize : header.fileSize, format: header.format, allocationBytes: 0 });
-            return making.make({ kind: "volume", pool: inputs.pool, name: inputs.name }, () => lv.createVolume(pool, xml), (v) => v.key);
-          }, { mutating: true, signal });
-          const made = await ctx.pool.run(inputs.host, async (lv) => {
-            await lv.uploadVolume(vol, uploadChunks(image.body, { sparse: true }), {
-              sparse: true, signal, onProgress: progressReporter(host, `${inputs.pool}/${inputs.name}`, header.fileSize),
-            });
-            const digests = await image.digests();
-            verifyDigests(inputs.source, digests, host);
-            const { sha256 } = digests;
-            // no pool refresh: libvirt refuses it while another upload runs in the pool
-            // ("pool has asynchronous jobs running"); the volume's own XML has what we need
-            const d = await describeVolume(lv, vol);
-            // a file's digest is its identity in later diffs (check computes it then)
-            const source = inputs.source.path ? { ...inputs.source, sha256 } : inputs.source;
-            const outs = { ...imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? vol.key }, header.format, sha256, sealed(d)), ...(digests.sha512 ? { sha512: digests.sha512 } : {}) };
-            return { id: outs.key, outs };
-          }, { mutating: true, signal });
-          await making.kept();
-          return made;
-        } finally {
-          await image.close();
+    create: (inputs) =>
+      interruptible(async (signal) => {
+        const host = hostLabel(inputs.host);
+        if (inputs.adopt) {
+          const adopted = await adoptImage(ctx, inputs, host, signal);
+          if (adopted) return adopted;
         }
-      } catch (err) {
-        await making.undo();
-        throw explain(downloadFailure(err), host, `creating image ${inputs.pool}/${inputs.name}`);
-      }
-    }),
+        // nothing is left in the pool when the upload fails, the bytes are not the expected
+        // ones or the run is stopped
+        const making = new Making(ctx.pool, inputs.host);
+        try {
+          const image = await openImage(inputs.source, host);
+          try {
+            const { header } = image;
+            // check could only read the header of a local file; a download is checked here
+            if (inputs.format && inputs.format !== header.format) {
+              throw new KvmError("permanent", `format is "${inputs.format}" but the image is ${header.format} by its header`, {
+                property: "format",
+                host,
+                fix: "Drop format (it is read from the header) or fix the source; nothing was created",
+              });
+            }
+            const vol = await ctx.pool.run(
+              inputs.host,
+              async (lv) => {
+                const { pool } = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name);
+                // sparse: the size comes from bytes not verified yet (a mirror may claim terabytes); only what arrives is allocated
+                const xml = volumeXml({
+                  name: inputs.name,
+                  capacityBytes: header.format === "qcow2" ? header.virtualSize : header.fileSize,
+                  format: header.format,
+                  allocationBytes: 0,
+                });
+                return making.make(
+                  { kind: "volume", pool: inputs.pool, name: inputs.name },
+                  () => lv.createVolume(pool, xml),
+                  (v) => v.key,
+                );
+              },
+              { mutating: true, signal },
+            );
+            const made = await ctx.pool.run(
+              inputs.host,
+              async (lv) => {
+                await lv.uploadVolume(vol, uploadChunks(image.body, { sparse: true }), {
+                  sparse: true,
+                  signal,
+                  onProgress: progressReporter(host, `${inputs.pool}/${inputs.name}`, header.fileSize),
+                });
+                const digests = await image.digests();
+                verifyDigests(inputs.source, digests, host);
+                const { sha256 } = digests;
+                // no pool refresh: libvirt refuses it while another upload runs in the pool
+                // ("pool has asynchronous jobs running"); the volume's own XML has what we need
+                const d = await describeVolume(lv, vol);
+                // a file's digest is its identity in later diffs (check computes it then)
+                const source = inputs.source.path ? { ...inputs.source, sha256 } : inputs.source;
+                const outs = {
+                  ...imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? vol.key }, header.format, sha256, sealed(d)),
+                  ...(digests.sha512 ? { sha512: digests.sha512 } : {}),
+                };
+                return { id: outs.key, outs };
+              },
+              { mutating: true, signal },
+            );
+            await making.kept();
+            return made;
+          } finally {
+            await image.close();
+          }
+        } catch (err) {
+          await making.undo();
+          throw explain(downloadFailure(err), host, `creating image ${inputs.pool}/${inputs.name}`);
+        }
+      }),
 
     async read(id, props) {
       return readVolume(ctx.pool, id, props, "image");
@@ -289,7 +379,8 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
     async delete(_id, props) {
       await deleteVolume(ctx.pool, props, "image", async (lv, pool) => {
         const users = await volumesBackedBy(lv, pool, props.path);
-        if (users.length) return `image ${props.pool}/${props.name} still backs ${users.length} volume(s): ${users.join(", ")}. Delete those volumes first (their data depends on this image)`;
+        if (users.length)
+          return `image ${props.pool}/${props.name} still backs ${users.length} volume(s): ${users.join(", ")}. Delete those volumes first (their data depends on this image)`;
         const domains = await domainsUsing(lv, props.path);
         if (domains.length) return `image ${props.pool}/${props.name} is a disk of domain ${domains.join(", ")}. Delete or detach the domain first`;
         return undefined;

@@ -15,7 +15,9 @@ let listening = false;
 
 function onSignal(sig: NodeJS.Signals): void {
   if (stop.signal.aborted) return;
-  stop.abort(new KvmError("transient", `pulumi-kvm was interrupted (${sig}): what this create made is removed, or journalled and removed by the next pulumi up`));
+  stop.abort(
+    new KvmError("transient", `pulumi-kvm was interrupted (${sig}): what this create made is removed, or journalled and removed by the next pulumi up`),
+  );
   if (running.size) warn(`${sig}: stopping ${running.size} create(s) in flight and undoing what they made`);
   const grace = setTimeout(() => process.exit(130), GRACE_MS);
   void Promise.allSettled([...running]).then(() => {

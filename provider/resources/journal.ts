@@ -40,7 +40,9 @@ function journalDir(): string {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = fs.statSync(dir);
   if (st.mode & 0o002 || (typeof process.getuid === "function" && st.uid !== process.getuid() && st.uid !== 0)) {
-    throw new Error(`the pulumi-kvm journal's directory ${dir} can be written by other users; set PULUMI_KVM_JOURNAL to a file in a directory only you can write (default ~/.pulumi-kvm/leftovers.json)`);
+    throw new Error(
+      `the pulumi-kvm journal's directory ${dir} can be written by other users; set PULUMI_KVM_JOURNAL to a file in a directory only you can write (default ~/.pulumi-kvm/leftovers.json)`,
+    );
   }
   return dir;
 }

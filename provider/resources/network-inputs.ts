@@ -6,7 +6,6 @@ import { HostConfig } from "../ssh/host";
 import { DhcpHost, NetworkMode, NetworkSpec } from "../xml/network";
 import { checkBoolean, checkHostInput, checkName, Failures, IFACE_RE, isUnknown, MAC_RE } from "./common";
 
-
 export const NETWORK_MODES: NetworkMode[] = ["nat", "isolated", "route", "bridge"];
 
 export interface NetworkInputs {
@@ -52,7 +51,10 @@ function inSubnet(ip: string, gw: Cidr): boolean {
 /** The network's definition as the XML builder takes it. */
 export function specOf(n: NetworkInputs): NetworkSpec {
   return {
-    name: n.name, mode: n.mode, bridge: n.bridge, domain: n.domain,
+    name: n.name,
+    mode: n.mode,
+    bridge: n.bridge,
+    domain: n.domain,
     addresses: (n.addresses ?? []).map((a) => parseCidr(a)!),
     dhcp: n.dhcp && { start: n.dhcp.start, end: n.dhcp.end, hosts: n.dhcp.hosts ?? [] },
   };
@@ -65,15 +67,20 @@ export function checkNetworkInputs(failures: Failures, news: NetworkInputs): Net
   checkName(failures, "name", inputs.name);
   checkBoolean(failures, "autostart", news.autostart);
   checkBoolean(failures, "adopt", news.adopt);
-  if (!isUnknown(news.mode) && !NETWORK_MODES.includes(news.mode)) bad("mode", `must be one of ${NETWORK_MODES.map((m) => `"${m}"`).join(", ")}, got ${JSON.stringify(news.mode)}`);
+  if (!isUnknown(news.mode) && !NETWORK_MODES.includes(news.mode))
+    bad("mode", `must be one of ${NETWORK_MODES.map((m) => `"${m}"`).join(", ")}, got ${JSON.stringify(news.mode)}`);
   if (news.bridge !== undefined && !isUnknown(news.bridge) && (typeof news.bridge !== "string" || !IFACE_RE.test(news.bridge))) {
     bad("bridge", `must be a Linux interface name (at most 15 letters, digits, "_", ".", "-"), got ${JSON.stringify(news.bridge)}`);
   }
-  if (news.domain !== undefined && !isUnknown(news.domain) && !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(String(news.domain))) {
+  if (
+    news.domain !== undefined &&
+    !isUnknown(news.domain) &&
+    !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(String(news.domain))
+  ) {
     bad("domain", `must be a DNS domain such as "lab.internal", got ${JSON.stringify(news.domain)}`);
   }
   const addresses = news.addresses ?? [];
-  if (!isUnknown(addresses) && !Array.isArray(addresses)) bad("addresses", "must be a list of gateway CIDRs such as [\"192.168.171.1/24\"]");
+  if (!isUnknown(addresses) && !Array.isArray(addresses)) bad("addresses", 'must be a list of gateway CIDRs such as ["192.168.171.1/24"]');
   const cidrs: Cidr[] = [];
   if (Array.isArray(addresses)) {
     addresses.forEach((a, i) => {
@@ -84,7 +91,7 @@ export function checkNetworkInputs(failures: Failures, news: NetworkInputs): Net
     });
   }
   if (news.mode === "bridge") {
-    if (!news.bridge) bad("bridge", "is required in bridge mode: the name of an existing bridge on the host, e.g. \"br0\"");
+    if (!news.bridge) bad("bridge", 'is required in bridge mode: the name of an existing bridge on the host, e.g. "br0"');
     if (addresses.length) bad("addresses", "cannot be given in bridge mode: the host's bridge has its own addressing");
     if (news.dhcp) bad("dhcp", "cannot be given in bridge mode: DHCP comes from the bridged LAN");
     if (news.domain) bad("domain", "cannot be given in bridge mode: libvirt serves no DNS there");
@@ -101,14 +108,16 @@ export function checkNetworkInputs(failures: Failures, news: NetworkInputs): Net
       if (typeof ip !== "string" || !net.isIPv4(ip)) bad(`dhcp.${k}`, `must be an IPv4 address, got ${JSON.stringify(ip)}`);
       else if (gw && !inSubnet(ip, gw)) bad(`dhcp.${k}`, `${ip} is outside ${gw.address}/${gw.prefix}`);
     }
-    if (net.isIPv4(String(dhcp.start)) && net.isIPv4(String(dhcp.end)) && v4(dhcp.start) > v4(dhcp.end)) bad("dhcp.end", `${dhcp.end} comes before dhcp.start ${dhcp.start}`);
+    if (net.isIPv4(String(dhcp.start)) && net.isIPv4(String(dhcp.end)) && v4(dhcp.start) > v4(dhcp.end))
+      bad("dhcp.end", `${dhcp.end} comes before dhcp.start ${dhcp.start}`);
     const hosts = dhcp.hosts ?? [];
     const seen = new Map<string, number>();
     if (Array.isArray(hosts)) {
       hosts.forEach((h, i) => {
         if (isUnknown(h)) return;
         const at = `dhcp.hosts[${i}]`;
-        if (!h || typeof h.mac !== "string" || !MAC_RE.test(h.mac)) bad(`${at}.mac`, `must be a MAC address like 52:54:00:12:34:56, got ${JSON.stringify(h?.mac)}`);
+        if (!h || typeof h.mac !== "string" || !MAC_RE.test(h.mac))
+          bad(`${at}.mac`, `must be a MAC address like 52:54:00:12:34:56, got ${JSON.stringify(h?.mac)}`);
         if (!h || typeof h.ip !== "string" || !net.isIPv4(h.ip)) bad(`${at}.ip`, `must be an IPv4 address, got ${JSON.stringify(h?.ip)}`);
         else if (gw && !inSubnet(h.ip, gw)) bad(`${at}.ip`, `${h.ip} is outside ${gw.address}/${gw.prefix}`);
         if (h?.name !== undefined) checkName(failures, `${at}.name`, h.name);

@@ -33,10 +33,14 @@ const reservations = (n: NetworkInputs) => [...hostsOf(n)].sort((a, b) => a.mac.
 function claimsOf(n: Pick<NetworkInputs, "host" | "name">): Claims {
   return {
     host: n.host,
-    claims: [{
-      property: "name", what: `network "${n.name}"`, removal: `virsh net-destroy ${n.name}; virsh net-undefine ${n.name}`,
-      taken: async (lv) => !!(await findNetwork(lv, n.name)) && !(await isJournalled(lv, n.host, "network", n.name)),
-    }],
+    claims: [
+      {
+        property: "name",
+        what: `network "${n.name}"`,
+        removal: `virsh net-destroy ${n.name}; virsh net-undefine ${n.name}`,
+        taken: async (lv) => !!(await findNetwork(lv, n.name)) && !(await isJournalled(lv, n.host, "network", n.name)),
+      },
+    ],
   };
 }
 
@@ -108,30 +112,41 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
       }
       if (!deepEqual(dhcpRange(olds), dhcpRange(news))) replaces.push("dhcp");
       // a network found stopped (refresh) is started again by the update
-      const changes = replaces.length > 0 || !deepEqual(reservations(olds), reservations(news)) || olds.autostart !== news.autostart
-        || !sameLogin(olds.host, news.host) || olds.adopt !== news.adopt || olds.active === false;
+      const changes =
+        replaces.length > 0 ||
+        !deepEqual(reservations(olds), reservations(news)) ||
+        olds.autostart !== news.autostart ||
+        !sameLogin(olds.host, news.host) ||
+        olds.adopt !== news.adopt ||
+        olds.active === false;
       const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
       return result;
     },
 
-    create: (inputs) => createHostObject(ctx.pool, inputs, {
-      kind: "network", what: `network "${inputs.name}"`, removal: `virsh net-destroy ${inputs.name}; virsh net-undefine ${inputs.name}`,
-      find: (lv) => findNetwork(lv, inputs.name),
-      async adopt(lv, ref) {
-        const d = parseNetworkXml(await lv.networkXml(ref));
-        const range = d.dhcp && { start: d.dhcp.start, end: d.dhcp.end };
-        const diffs = differences({ mode: d.mode, bridge: d.bridge, addresses: d.addresses, domain: d.domain, dhcp: range },
-          { mode: inputs.mode, bridge: inputs.bridge, addresses: inputs.addresses ?? [], domain: inputs.domain, dhcp: dhcpRange(inputs) }, ["mode", "bridge", "addresses", "domain", "dhcp"]);
-        if (!inputs.dhcp && range) diffs.push({ property: "dhcp", onHost: range, inProgram: undefined });
-        if (diffs.length) throw refuseAdoption(hostLabel(inputs.host), `network "${inputs.name}"`, diffs);
-        await updateReservations(lv, ref, d.dhcp?.hosts ?? [], hostsOf(inputs));
-      },
-      define: (lv, uuid) => lv.defineNetwork(networkXml({ ...specOf(inputs), uuid })),
-      async settle(lv, ref) {
-        await enforce(lv, ref, inputs.autostart !== false);
-        return observe(lv, ref, inputs);
-      },
-    }),
+    create: (inputs) =>
+      createHostObject(ctx.pool, inputs, {
+        kind: "network",
+        what: `network "${inputs.name}"`,
+        removal: `virsh net-destroy ${inputs.name}; virsh net-undefine ${inputs.name}`,
+        find: (lv) => findNetwork(lv, inputs.name),
+        async adopt(lv, ref) {
+          const d = parseNetworkXml(await lv.networkXml(ref));
+          const range = d.dhcp && { start: d.dhcp.start, end: d.dhcp.end };
+          const diffs = differences(
+            { mode: d.mode, bridge: d.bridge, addresses: d.addresses, domain: d.domain, dhcp: range },
+            { mode: inputs.mode, bridge: inputs.bridge, addresses: inputs.addresses ?? [], domain: inputs.domain, dhcp: dhcpRange(inputs) },
+            ["mode", "bridge", "addresses", "domain", "dhcp"],
+          );
+          if (!inputs.dhcp && range) diffs.push({ property: "dhcp", onHost: range, inProgram: undefined });
+          if (diffs.length) throw refuseAdoption(hostLabel(inputs.host), `network "${inputs.name}"`, diffs);
+          await updateReservations(lv, ref, d.dhcp?.hosts ?? [], hostsOf(inputs));
+        },
+        define: (lv, uuid) => lv.defineNetwork(networkXml({ ...specOf(inputs), uuid })),
+        async settle(lv, ref) {
+          await enforce(lv, ref, inputs.autostart !== false);
+          return observe(lv, ref, inputs);
+        },
+      }),
 
     async read(id, props) {
       try {
@@ -152,13 +167,17 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
     async update(id, olds, news) {
       const host = hostLabel(news.host);
       try {
-        return await ctx.pool.run(news.host, async (lv) => {
-          const { ref } = await findRecorded(findNetwork(lv, olds.name), id);
-          if (!ref) throw recordedGone(host, `network ${olds.name}`);
-          await updateReservations(lv, ref, hostsOf(olds), hostsOf(news));
-          await enforce(lv, ref, news.autostart !== false);
-          return { outs: await observe(lv, ref, news) };
-        }, { mutating: true });
+        return await ctx.pool.run(
+          news.host,
+          async (lv) => {
+            const { ref } = await findRecorded(findNetwork(lv, olds.name), id);
+            if (!ref) throw recordedGone(host, `network ${olds.name}`);
+            await updateReservations(lv, ref, hostsOf(olds), hostsOf(news));
+            await enforce(lv, ref, news.autostart !== false);
+            return { outs: await observe(lv, ref, news) };
+          },
+          { mutating: true },
+        );
       } catch (err) {
         throw explain(err, host, `updating network ${olds.name}`);
       }
@@ -167,20 +186,25 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
     async delete(id, props) {
       const host = hostLabel(props.host);
       try {
-        await ctx.pool.run(props.host, async (lv) => {
-          await clearLeftovers(props.host, lv);
-          const { ref, other } = await findRecorded(findNetwork(lv, props.name), id);
-          if (other) leftAlone(host, `network ${props.name}`, "delete");
-          if (!ref) return;
-          const users = await runningDomainsOn(lv, props.name);
-          if (users.length) {
-            throw new KvmError("conflict", `network "${props.name}" is used by running domain ${users.join(", ")}`, {
-              host, fix: "Delete those domains or move their interfaces to another network first",
-            });
-          }
-          if (await lv.networkIsActive(ref)) await lv.stopNetwork(ref);
-          await lv.undefineNetwork(ref);
-        }, { mutating: true });
+        await ctx.pool.run(
+          props.host,
+          async (lv) => {
+            await clearLeftovers(props.host, lv);
+            const { ref, other } = await findRecorded(findNetwork(lv, props.name), id);
+            if (other) leftAlone(host, `network ${props.name}`, "delete");
+            if (!ref) return;
+            const users = await runningDomainsOn(lv, props.name);
+            if (users.length) {
+              throw new KvmError("conflict", `network "${props.name}" is used by running domain ${users.join(", ")}`, {
+                host,
+                fix: "Delete those domains or move their interfaces to another network first",
+              });
+            }
+            if (await lv.networkIsActive(ref)) await lv.stopNetwork(ref);
+            await lv.undefineNetwork(ref);
+          },
+          { mutating: true },
+        );
       } catch (err) {
         throw explainRecorded(err, host, `deleting network ${props.name}`);
       }

@@ -13,8 +13,11 @@ export function progressReporter(host: string, what: string, total: number, ever
     const rate = `${(p.sent / 2 ** 20 / seconds).toFixed(1)} MiB/s ${verb === "upload" ? "sent" : "done"}`;
     const mib = (n: number) => (n / 2 ** 20).toFixed(0);
     // a download without Content-Length has no known total: no percentage to show
-    log(total > 0
-      ? `host=${host} ${verb} ${what} ${Math.min(100, (p.covered / total) * 100).toFixed(0)}% ${rate} (${mib(p.covered)} of ${mib(total)} MiB)`
-      : `host=${host} ${verb} ${what} ${mib(p.covered)} MiB so far, ${rate}`, 0);
+    log(
+      total > 0
+        ? `host=${host} ${verb} ${what} ${Math.min(100, (p.covered / total) * 100).toFixed(0)}% ${rate} (${mib(p.covered)} of ${mib(total)} MiB)`
+        : `host=${host} ${verb} ${what} ${mib(p.covered)} MiB so far, ${rate}`,
+      0,
+    );
   };
 }

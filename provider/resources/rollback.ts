@@ -117,12 +117,13 @@ export async function removeLeftover(lv: Libvirt, l: Known): Promise<Removal> {
 }
 
 const describeMade = (l: Made) => `${l.kind} ${l.pool ? `${l.pool}/` : ""}${l.name}`;
-const removal = (l: Made) => ({
-  volume: `virsh vol-delete --pool ${l.pool ?? "default"} ${l.name}`,
-  domain: `virsh destroy ${l.name}; virsh undefine ${l.name} --nvram`,
-  pool: `virsh pool-destroy ${l.name}; virsh pool-undefine ${l.name}`,
-  network: `virsh net-destroy ${l.name}; virsh net-undefine ${l.name}`,
-})[l.kind];
+const removal = (l: Made) =>
+  ({
+    volume: `virsh vol-delete --pool ${l.pool ?? "default"} ${l.name}`,
+    domain: `virsh destroy ${l.name}; virsh undefine ${l.name} --nvram`,
+    pool: `virsh pool-destroy ${l.name}; virsh pool-undefine ${l.name}`,
+    network: `virsh net-destroy ${l.name}; virsh net-undefine ${l.name}`,
+  })[l.kind];
 
 /**
  * Removes `leftover` now, or leaves it journalled for the next operation on its host.
@@ -142,7 +143,9 @@ export async function rollback(pool: HostAccess, leftover: Leftover & { key?: st
         // process's by the token too, which finds the key it knows)
         const entry: Entry = { ...made, place: hostPlace(host), ...(token ? { token } : {}) };
         await changeJournal((entries) => [...entries.filter((e) => !token || e.token !== token), entry]);
-        warn(`could not remove ${leftover.kind} ${leftover.name} on ${pool.describe(host).label} after a failed create (${(err as Error).message}); it is journalled in ${journalFile()} and removed by the next operation on that host`);
+        warn(
+          `could not remove ${leftover.kind} ${leftover.name} on ${pool.describe(host).label} after a failed create (${(err as Error).message}); it is journalled in ${journalFile()} and removed by the next operation on that host`,
+        );
         return;
       }
       await new Promise((r) => setTimeout(r, 500 * attempt));
@@ -154,7 +157,10 @@ export async function rollback(pool: HostAccess, leftover: Leftover & { key?: st
 export class Making {
   private readonly made: { object: Known; token: string }[] = [];
 
-  constructor(private readonly pool: HostAccess, private readonly host: HostConfig) {}
+  constructor(
+    private readonly pool: HostAccess,
+    private readonly host: HostConfig,
+  ) {}
 
   /**
    * Makes one object with `call`, journalled first with its identity (`object.id`, chosen
@@ -214,9 +220,11 @@ export async function clearLeftovers(host: HostConfig, lv: Libvirt): Promise<voi
 
 /** Reports a leftover that was not removed: someone else's object has its name, or nothing proves it is ours. */
 function reportLeftAlone(host: string, l: Made, why: "other" | "unproven"): void {
-  warn(why === "other"
-    ? `${host}: the ${describeMade(l)} a failed create left was removed since; the ${l.kind} of that name now is someone else's and was left alone`
-    : `${host}: a failed create may have left ${describeMade(l)}, but nothing proves that the ${l.kind} of that name is the one it made, so it was left alone. If it is yours, remove it: ${removal(l)}`);
+  warn(
+    why === "other"
+      ? `${host}: the ${describeMade(l)} a failed create left was removed since; the ${l.kind} of that name now is someone else's and was left alone`
+      : `${host}: a failed create may have left ${describeMade(l)}, but nothing proves that the ${l.kind} of that name is the one it made, so it was left alone. If it is yours, remove it: ${removal(l)}`,
+  );
 }
 
 /**
@@ -225,7 +233,9 @@ function reportLeftAlone(host: string, l: Made, why: "other" | "unproven"): void
  */
 export async function isJournalled(lv: Libvirt, host: HostConfig, kind: Made["kind"], name: string, pool?: string): Promise<boolean> {
   const place = hostPlace(host);
-  const entries = readJournal().filter((e) => e.place === place && !inFlight(e) && e.kind === kind && e.name === name && (kind !== "volume" || (e.pool ?? "default") === pool));
+  const entries = readJournal().filter(
+    (e) => e.place === place && !inFlight(e) && e.kind === kind && e.name === name && (kind !== "volume" || (e.pool ?? "default") === pool),
+  );
   for (const e of entries) {
     const found = await finders[kind](lv, known(e)).catch((err) => (gone(err) ? undefined : Promise.reject(err)));
     if (found?.mine) return true;

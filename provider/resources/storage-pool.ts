@@ -10,7 +10,21 @@ import { parsePoolXml, poolXml, PoolType } from "../xml/pool";
 import { POOL_STATES } from "../health/check";
 import { differences, refuseAdoption } from "./adopt";
 import { checkClaims, Claims, rememberStackNames } from "./collisions";
-import { checkBoolean, checkHostHealth, checkHostInput, checkName, deepEqual, explainRecorded, Failures, hostLabel, isUnknown, leftAlone, recorded, sameHost, sameLogin } from "./common";
+import {
+  checkBoolean,
+  checkHostHealth,
+  checkHostInput,
+  checkName,
+  deepEqual,
+  explainRecorded,
+  Failures,
+  hostLabel,
+  isUnknown,
+  leftAlone,
+  recorded,
+  sameHost,
+  sameLogin,
+} from "./common";
 import { processContext, ResourceContext } from "./context";
 import { findPool } from "./storage";
 import { clearLeftovers, isJournalled } from "./rollback";
@@ -41,10 +55,14 @@ const REPLACE_KEYS = ["name", "type", "path"] as const;
 function claimsOf(p: Pick<StoragePoolInputs, "host" | "name">): Claims {
   return {
     host: p.host,
-    claims: [{
-      property: "name", what: `storage pool "${p.name}"`, removal: `virsh pool-destroy ${p.name}; virsh pool-undefine ${p.name}`,
-      taken: async (lv) => !!(await findPool(lv, p.name)) && !(await isJournalled(lv, p.host, "pool", p.name)),
-    }],
+    claims: [
+      {
+        property: "name",
+        what: `storage pool "${p.name}"`,
+        removal: `virsh pool-destroy ${p.name}; virsh pool-undefine ${p.name}`,
+        taken: async (lv) => !!(await findPool(lv, p.name)) && !(await isJournalled(lv, p.host, "pool", p.name)),
+      },
+    ],
   };
 }
 
@@ -52,8 +70,15 @@ async function observe(lv: Libvirt, pool: PoolRef, inputs: StoragePoolInputs): P
   const [info, autostart, xml] = await Promise.all([lv.poolInfo(pool), lv.poolAutostart(pool), lv.poolXml(pool)]);
   const d = parsePoolXml(xml);
   return {
-    ...inputs, kvmKind: "StoragePool", type: d.type as PoolType, path: d.path, autostart, uuid: d.uuid,
-    state: POOL_STATES[info.state] ?? String(info.state), capacityBytes: Number(info.capacity), availableBytes: Number(info.available),
+    ...inputs,
+    kvmKind: "StoragePool",
+    type: d.type as PoolType,
+    path: d.path,
+    autostart,
+    uuid: d.uuid,
+    state: POOL_STATES[info.state] ?? String(info.state),
+    capacityBytes: Number(info.capacity),
+    availableBytes: Number(info.available),
   };
 }
 
@@ -70,12 +95,16 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
       const inputs: StoragePoolInputs = { ...news, name: news.name ?? news.resourceName ?? "", type: news.type ?? "dir", autostart: news.autostart ?? true };
       inputs.host = checkHostInput(failures, news.host) as HostConfig;
       checkName(failures, "name", inputs.name);
-      if (!isUnknown(inputs.type) && inputs.type !== "dir") failures.push({ property: "type", reason: `type must be "dir" (a directory on the host), got ${JSON.stringify(inputs.type)}` });
+      if (!isUnknown(inputs.type) && inputs.type !== "dir")
+        failures.push({ property: "type", reason: `type must be "dir" (a directory on the host), got ${JSON.stringify(inputs.type)}` });
       const p = news.path;
-      if (p === undefined || p === null || p === "") failures.push({ property: "path", reason: "path is required: the pool's directory on the host, e.g. /var/lib/libvirt/images/fast" });
+      if (p === undefined || p === null || p === "")
+        failures.push({ property: "path", reason: "path is required: the pool's directory on the host, e.g. /var/lib/libvirt/images/fast" });
       else if (!isUnknown(p)) {
-        if (typeof p !== "string" || !p.startsWith("/")) failures.push({ property: "path", reason: `path must be an absolute directory on the host, got ${JSON.stringify(p)}` });
-        else if (p.split("/").includes("..") || /[\s'"<>&]/.test(p)) failures.push({ property: "path", reason: `path ${JSON.stringify(p)} must not contain "..", spaces or quotes` });
+        if (typeof p !== "string" || !p.startsWith("/"))
+          failures.push({ property: "path", reason: `path must be an absolute directory on the host, got ${JSON.stringify(p)}` });
+        else if (p.split("/").includes("..") || /[\s'"<>&]/.test(p))
+          failures.push({ property: "path", reason: `path ${JSON.stringify(p)} must not contain "..", spaces or quotes` });
         else if (p === "/") failures.push({ property: "path", reason: "path / is the host's root: give a directory of its own" });
         else inputs.path = path.posix.normalize(p).replace(/\/$/, "");
       }
@@ -94,28 +123,35 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
       if (!sameHost(olds.host, news.host)) replaces.push("host");
       for (const k of REPLACE_KEYS) if (!deepEqual(olds[k], news[k])) replaces.push(k);
       // a pool found stopped (refresh) is started again by the update
-      const changes = replaces.length > 0 || olds.autostart !== news.autostart || !sameLogin(olds.host, news.host) || olds.adopt !== news.adopt
-        || (olds.state !== undefined && olds.state !== "running");
+      const changes =
+        replaces.length > 0 ||
+        olds.autostart !== news.autostart ||
+        !sameLogin(olds.host, news.host) ||
+        olds.adopt !== news.adopt ||
+        (olds.state !== undefined && olds.state !== "running");
       const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
       return result;
     },
 
-    create: (inputs) => createHostObject(ctx.pool, inputs, {
-      kind: "pool", what: `storage pool "${inputs.name}"`, removal: `virsh pool-destroy ${inputs.name}; virsh pool-undefine ${inputs.name}`,
-      find: (lv) => findPool(lv, inputs.name),
-      async adopt(lv, pool) {
-        const d = parsePoolXml(await lv.poolXml(pool));
-        const diffs = differences({ type: d.type, path: d.path }, { type: inputs.type, path: inputs.path }, ["type", "path"]);
-        if (diffs.length) throw refuseAdoption(hostLabel(inputs.host), `storage pool "${inputs.name}"`, diffs);
-      },
-      define: (lv, uuid) => lv.definePool(poolXml({ name: inputs.name, uuid, type: inputs.type, path: inputs.path })),
-      // makes the directory (owned as libvirt's pools are); an existing one is kept
-      build: (lv, pool) => lv.buildPool(pool),
-      async settle(lv, pool) {
-        await enforce(lv, pool, inputs.autostart !== false);
-        return observe(lv, pool, inputs);
-      },
-    }),
+    create: (inputs) =>
+      createHostObject(ctx.pool, inputs, {
+        kind: "pool",
+        what: `storage pool "${inputs.name}"`,
+        removal: `virsh pool-destroy ${inputs.name}; virsh pool-undefine ${inputs.name}`,
+        find: (lv) => findPool(lv, inputs.name),
+        async adopt(lv, pool) {
+          const d = parsePoolXml(await lv.poolXml(pool));
+          const diffs = differences({ type: d.type, path: d.path }, { type: inputs.type, path: inputs.path }, ["type", "path"]);
+          if (diffs.length) throw refuseAdoption(hostLabel(inputs.host), `storage pool "${inputs.name}"`, diffs);
+        },
+        define: (lv, uuid) => lv.definePool(poolXml({ name: inputs.name, uuid, type: inputs.type, path: inputs.path })),
+        // makes the directory (owned as libvirt's pools are); an existing one is kept
+        build: (lv, pool) => lv.buildPool(pool),
+        async settle(lv, pool) {
+          await enforce(lv, pool, inputs.autostart !== false);
+          return observe(lv, pool, inputs);
+        },
+      }),
 
     async read(id, props) {
       try {
@@ -133,12 +169,16 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
     async update(id, olds, news) {
       const host = hostLabel(news.host);
       try {
-        return await ctx.pool.run(news.host, async (lv) => {
-          const { ref: pool } = await findRecorded(findPool(lv, olds.name), id);
-          if (!pool) throw recordedGone(host, `storage pool ${olds.name}`);
-          await enforce(lv, pool, news.autostart !== false);
-          return { outs: await observe(lv, pool, { ...olds, ...news }) };
-        }, { mutating: true });
+        return await ctx.pool.run(
+          news.host,
+          async (lv) => {
+            const { ref: pool } = await findRecorded(findPool(lv, olds.name), id);
+            if (!pool) throw recordedGone(host, `storage pool ${olds.name}`);
+            await enforce(lv, pool, news.autostart !== false);
+            return { outs: await observe(lv, pool, { ...olds, ...news }) };
+          },
+          { mutating: true },
+        );
       } catch (err) {
         throw explain(err, host, `updating storage pool ${olds.name}`);
       }
@@ -147,26 +187,31 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
     async delete(id, props) {
       const host = hostLabel(props.host);
       try {
-        await ctx.pool.run(props.host, async (lv) => {
-          await clearLeftovers(props.host, lv);
-          const { ref: pool, other } = await findRecorded(findPool(lv, props.name), id);
-          if (other) leftAlone(host, `storage pool ${props.name}`, "delete");
-          if (!pool) return;
-          if (await lv.poolIsActive(pool)) {
-            const volumes = (await lv.listVolumes(pool)).map((v) => v.name);
-            if (volumes.length) {
-              throw new KvmError("conflict", `storage pool "${props.name}" still holds ${volumes.length} volume(s): ${volumes.join(", ")}`, {
-                host, fix: "Delete those volumes first (remove their resources from the program, or virsh vol-delete them), then destroy the pool",
-              });
+        await ctx.pool.run(
+          props.host,
+          async (lv) => {
+            await clearLeftovers(props.host, lv);
+            const { ref: pool, other } = await findRecorded(findPool(lv, props.name), id);
+            if (other) leftAlone(host, `storage pool ${props.name}`, "delete");
+            if (!pool) return;
+            if (await lv.poolIsActive(pool)) {
+              const volumes = (await lv.listVolumes(pool)).map((v) => v.name);
+              if (volumes.length) {
+                throw new KvmError("conflict", `storage pool "${props.name}" still holds ${volumes.length} volume(s): ${volumes.join(", ")}`, {
+                  host,
+                  fix: "Delete those volumes first (remove their resources from the program, or virsh vol-delete them), then destroy the pool",
+                });
+              }
+              await lv.stopPool(pool);
             }
-            await lv.stopPool(pool);
-          }
-          // the directory goes only when empty: libvirt's rmdir refuses anything else
-          await lv.deletePoolStorage(pool).catch((err) => {
-            if (!isLibvirtError(err)) throw err;
-          });
-          await lv.undefinePool(pool);
-        }, { mutating: true });
+            // the directory goes only when empty: libvirt's rmdir refuses anything else
+            await lv.deletePoolStorage(pool).catch((err) => {
+              if (!isLibvirtError(err)) throw err;
+            });
+            await lv.undefinePool(pool);
+          },
+          { mutating: true },
+        );
       } catch (err) {
         throw explainRecorded(err, host, `deleting storage pool ${props.name}`);
       }

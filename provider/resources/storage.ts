@@ -63,12 +63,23 @@ export async function runningDomainUsing(lv: Libvirt, path: string): Promise<Dom
  * Where a new volume goes: the pool (which must exist) with no volume of that name yet,
  * or, for a resource that adopts, with the volume of that name to take over.
  */
-export async function poolForNewVolume(lv: Libvirt, host: HostConfig, poolName: string, name: string, adopt?: boolean): Promise<{ pool: PoolRef; existing?: VolumeRef }> {
+export async function poolForNewVolume(
+  lv: Libvirt,
+  host: HostConfig,
+  poolName: string,
+  name: string,
+  adopt?: boolean,
+): Promise<{ pool: PoolRef; existing?: VolumeRef }> {
   const label = hostLabel(host);
   await clearLeftovers(host, lv);
   const pool = await findPool(lv, poolName);
   if (!pool) {
-    throw new KvmError("not-found", `storage pool "${poolName}" does not exist`, { host: label, property: "pool", codeName: "VIR_ERR_NO_STORAGE_POOL", fix: "Create and start the pool on the host (or with a kvm.StoragePool), or set pool" });
+    throw new KvmError("not-found", `storage pool "${poolName}" does not exist`, {
+      host: label,
+      property: "pool",
+      codeName: "VIR_ERR_NO_STORAGE_POOL",
+      fix: "Create and start the pool on the host (or with a kvm.StoragePool), or set pool",
+    });
   }
   const existing = await findVolume(lv, pool, name);
   if (existing && !adopt) throw alreadyExists(label, `volume "${name}" in pool "${poolName}"`, `virsh vol-delete --pool ${poolName} ${name}`);
@@ -111,25 +122,37 @@ export async function readVolume<P extends StoredVolume>(pool: HostAccess, id: s
 }
 
 /** `delete` of a volume-backed resource: gone is success; `users` names what still needs it. */
-export async function deleteVolume(pool: HostAccess, props: StoredVolume, what: string, users: (lv: Libvirt, pool: PoolRef) => Promise<string | undefined>): Promise<void> {
+export async function deleteVolume(
+  pool: HostAccess,
+  props: StoredVolume,
+  what: string,
+  users: (lv: Libvirt, pool: PoolRef) => Promise<string | undefined>,
+): Promise<void> {
   const host = hostLabel(props.host);
   try {
-    await pool.run(props.host, async (lv) => {
-      await clearLeftovers(props.host, lv);
-      const { vol, other } = await findRecordedVolume(lv, props);
-      if (other) leftAlone(host, `${what} ${props.pool}/${props.name}`, "delete");
-      if (!vol) return;
-      const refusal = await users(lv, await lv.lookupPool(props.pool));
-      if (refusal) throw new KvmError("conflict", refusal, { host });
-      await lv.deleteVolume(vol);
-    }, { mutating: true });
+    await pool.run(
+      props.host,
+      async (lv) => {
+        await clearLeftovers(props.host, lv);
+        const { vol, other } = await findRecordedVolume(lv, props);
+        if (other) leftAlone(host, `${what} ${props.pool}/${props.name}`, "delete");
+        if (!vol) return;
+        const refusal = await users(lv, await lv.lookupPool(props.pool));
+        if (refusal) throw new KvmError("conflict", refusal, { host });
+        await lv.deleteVolume(vol);
+      },
+      { mutating: true },
+    );
   } catch (err) {
     throw explainRecorded(err, host, `deleting ${what} ${props.pool}/${props.name}`);
   }
 }
 
 /** The part of `check` Image and Volume share: host, pool and name, defaults filled. */
-export function checkStorageInputs<I extends { host: HostConfig; pool: string; name: string; resourceName?: string; adopt?: boolean }>(failures: Failures, news: I): I {
+export function checkStorageInputs<I extends { host: HostConfig; pool: string; name: string; resourceName?: string; adopt?: boolean }>(
+  failures: Failures,
+  news: I,
+): I {
   const inputs: I = { ...news, pool: news.pool ?? "default", name: news.name ?? news.resourceName ?? "" };
   inputs.host = checkHostInput(failures, news.host) as HostConfig;
   checkName(failures, "name", inputs.name);
@@ -150,12 +173,16 @@ export function checkVolumeName(pool: HostAccess, failures: Failures, news: Plac
 export function volumeClaims(v: Placed, kind = "volume"): Claims {
   return {
     host: v.host,
-    claims: [{
-      property: "name", what: `${kind} "${v.name}" in pool "${v.pool}"`, removal: `virsh vol-delete --pool ${v.pool} ${v.name}`,
-      taken: async (lv) => {
-        const pool = await findPool(lv, v.pool);
-        return !!pool && !!(await findVolume(lv, pool, v.name)) && !(await isJournalled(lv, v.host, "volume", v.name, v.pool));
+    claims: [
+      {
+        property: "name",
+        what: `${kind} "${v.name}" in pool "${v.pool}"`,
+        removal: `virsh vol-delete --pool ${v.pool} ${v.name}`,
+        taken: async (lv) => {
+          const pool = await findPool(lv, v.pool);
+          return !!pool && !!(await findVolume(lv, pool, v.name)) && !(await isJournalled(lv, v.host, "volume", v.name, v.pool));
+        },
       },
-    }],
+    ],
   };
 }

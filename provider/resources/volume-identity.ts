@@ -37,7 +37,13 @@ async function headOf(lv: Libvirt, vol: VolumeRef): Promise<Buffer> {
 /** Writes `marker` into a qcow2 volume the provider just made (no VM has it open yet). */
 export async function writeMarker(lv: Libvirt, vol: VolumeRef, marker: string): Promise<void> {
   const header = withMarker(await headOf(lv, vol), marker);
-  await lv.uploadVolume(vol, (async function* () { yield { data: header }; })(), { offset: 0n, length: BigInt(header.length) });
+  await lv.uploadVolume(
+    vol,
+    (async function* () {
+      yield { data: header };
+    })(),
+    { offset: 0n, length: BigInt(header.length) },
+  );
 }
 
 /** The UUID in the volume's header, if it is a qcow2 with one. */

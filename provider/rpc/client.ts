@@ -56,7 +56,10 @@ export class RpcClient extends EventEmitter {
    */
   readonly stats = { pingsAnswered: 0, pingsSent: 0, repliesDropped: 0, peakRequests: 0, queued: 0, streamBytesDropped: 0 };
 
-  constructor(private readonly stream: Duplex, options: RpcClientOptions = {}) {
+  constructor(
+    private readonly stream: Duplex,
+    options: RpcClientOptions = {},
+  ) {
     super();
     this.callTimeoutMs = options.callTimeoutMs ?? 0;
     this.maxRequests = options.maxRequests ?? DAEMON_REQUEST_LIMIT;
@@ -73,10 +76,17 @@ export class RpcClient extends EventEmitter {
   /** Pings the daemon after `intervalSeconds` of silence; `count` unanswered PINGs end the link. */
   startKeepalive(intervalSeconds: number, count: number): void {
     this.keepalive?.stop();
-    this.keepalive = new Keepalive({
-      send: (frame) => { this.stats.pingsSent++; this.write(frame); },
-      dead: (reason) => this.destroy(new RpcTransportError(reason)),
-    }, intervalSeconds, count);
+    this.keepalive = new Keepalive(
+      {
+        send: (frame) => {
+          this.stats.pingsSent++;
+          this.write(frame);
+        },
+        dead: (reason) => this.destroy(new RpcTransportError(reason)),
+      },
+      intervalSeconds,
+      count,
+    );
   }
 
   /**
@@ -101,7 +111,10 @@ export class RpcClient extends EventEmitter {
   async openStream<A>(proc: Procedure<A, unknown>, args: A, sink: StreamSink, signal?: AbortSignal): Promise<number> {
     let serial: number | undefined;
     try {
-      await this.invoke(proc, args, signal, (s) => { serial = s; this.streams.set(s, sink); });
+      await this.invoke(proc, args, signal, (s) => {
+        serial = s;
+        this.streams.set(s, sink);
+      });
       return serial!;
     } catch (err) {
       if (serial !== undefined) this.streams.delete(serial);
@@ -126,8 +139,14 @@ export class RpcClient extends EventEmitter {
     this.stats.queued++;
     return new Promise<void>((resolve, reject) => {
       const waiter = {
-        go: () => { signal?.removeEventListener("abort", onAbort); resolve(); },
-        stop: (err: Error) => { signal?.removeEventListener("abort", onAbort); reject(new RpcNotSentError(api, err)); },
+        go: () => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        },
+        stop: (err: Error) => {
+          signal?.removeEventListener("abort", onAbort);
+          reject(new RpcNotSentError(api, err));
+        },
       };
       const onAbort = () => {
         this.queue.splice(this.queue.indexOf(waiter), 1);
@@ -177,14 +196,22 @@ export class RpcClient extends EventEmitter {
       };
       const onAbort = () => abandon(signal?.reason);
       signal?.addEventListener("abort", onAbort, { once: true });
-      const timer = this.callTimeoutMs > 0 && !watched
-        ? setTimeout(() => abandon(new CallTimeout(proc.api, this.callTimeoutMs)), this.callTimeoutMs)
-        : undefined;
-      const done = () => { signal?.removeEventListener("abort", onAbort); clearTimeout(timer); };
+      const timer =
+        this.callTimeoutMs > 0 && !watched ? setTimeout(() => abandon(new CallTimeout(proc.api, this.callTimeoutMs)), this.callTimeoutMs) : undefined;
+      const done = () => {
+        signal?.removeEventListener("abort", onAbort);
+        clearTimeout(timer);
+      };
       this.pending.set(serial, {
         api: proc.api,
-        resolve: (p) => { done(); resolve(p); },
-        reject: (e) => { done(); reject(e); },
+        resolve: (p) => {
+          done();
+          resolve(p);
+        },
+        reject: (e) => {
+          done();
+          reject(e);
+        },
       });
       this.write(frame);
     });
@@ -238,7 +265,10 @@ export class RpcClient extends EventEmitter {
       case MessageType.ReplyWithFds: {
         const call = this.pending.get(h.serial);
         this.finished(h.serial);
-        if (!call) { this.stats.repliesDropped++; return; } // abandoned: drop the late reply
+        if (!call) {
+          this.stats.repliesDropped++;
+          return;
+        } // abandoned: drop the late reply
         this.pending.delete(h.serial);
         if (h.status === MessageStatus.Ok) call.resolve(packet.payload);
         else call.reject(this.decodeError(packet.payload, call.api));

@@ -54,7 +54,10 @@ export class RpcAbortError extends Error {
 
 /** A call's reply did not come within the client's call bound (the link may be fine). */
 export class CallTimeout extends Error {
-  constructor(readonly api: string, ms: number) {
+  constructor(
+    readonly api: string,
+    ms: number,
+  ) {
     super(`no reply within ${ms / 1000} s (PULUMI_KVM_CALL_TIMEOUT): libvirtd answers keepalives, so the call itself is stuck, e.g. behind a hung qemu`);
     this.name = "CallTimeout";
   }

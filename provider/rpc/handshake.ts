@@ -72,7 +72,7 @@ async function authenticate(client: RpcClient, signal?: AbortSignal): Promise<vo
     return;
   }
   throw new RpcProtocolError(
-    "libvirtd asks for SASL authentication, which pulumi-kvm does not speak: set auth_unix_rw = \"none\" or \"polkit\" in libvirtd.conf on the host, or log in as root",
+    'libvirtd asks for SASL authentication, which pulumi-kvm does not speak: set auth_unix_rw = "none" or "polkit" in libvirtd.conf on the host, or log in as root',
   );
 }
 

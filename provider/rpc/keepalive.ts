@@ -30,17 +30,22 @@ export class Keepalive {
    */
   constructor(link: KeepaliveLink, intervalSeconds: number, count: number) {
     const ms = intervalSeconds * 1000;
-    this.timer = setInterval(() => {
-      if (Date.now() - Math.max(this.lastReceived, this.lastPing) < ms) return;
-      if (this.unanswered >= count) {
-        this.stop();
-        link.dead(`libvirtd did not answer for ${Math.round((Date.now() - this.lastReceived) / 1000)} s (keepalive: ${count} pings every ${intervalSeconds} s)`);
-        return;
-      }
-      this.unanswered++;
-      this.lastPing = Date.now();
-      link.send(PING);
-    }, Math.max(20, Math.min(ms / 10, 1000)));
+    this.timer = setInterval(
+      () => {
+        if (Date.now() - Math.max(this.lastReceived, this.lastPing) < ms) return;
+        if (this.unanswered >= count) {
+          this.stop();
+          link.dead(
+            `libvirtd did not answer for ${Math.round((Date.now() - this.lastReceived) / 1000)} s (keepalive: ${count} pings every ${intervalSeconds} s)`,
+          );
+          return;
+        }
+        this.unanswered++;
+        this.lastPing = Date.now();
+        link.send(PING);
+      },
+      Math.max(20, Math.min(ms / 10, 1000)),
+    );
     this.timer.unref();
   }
 

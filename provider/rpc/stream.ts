@@ -54,7 +54,12 @@ class StreamState implements StreamSink {
    * `maxBuffered`: unread bytes held before the rest is dropped; with `failOnOverflow`
    * (a download, whose reader stalled) the stream then fails too.
    */
-  constructor(private readonly client: RpcClient, private readonly api: string, private readonly maxBuffered: number, private readonly failOnOverflow: boolean) {}
+  constructor(
+    private readonly client: RpcClient,
+    private readonly api: string,
+    private readonly maxBuffered: number,
+    private readonly failOnOverflow: boolean,
+  ) {}
 
   /** The oldest unread chunk. */
   take(): Buffer {
@@ -75,7 +80,10 @@ class StreamState implements StreamSink {
         this.buffered += packet.payload.length;
         if (this.buffered > this.maxBuffered) {
           this.overflowed = true;
-          if (this.failOnOverflow) this.failure ??= new RpcProtocolError(`${this.api}: the reader left more than ${this.maxBuffered} bytes unread; the download was dropped (the link stays up)`);
+          if (this.failOnOverflow)
+            this.failure ??= new RpcProtocolError(
+              `${this.api}: the reader left more than ${this.maxBuffered} bytes unread; the download was dropped (the link stays up)`,
+            );
         }
       }
     }
@@ -145,12 +153,26 @@ class FramePool {
 export const UNSOLICITED_BOUND = 64 * 1024;
 
 /** Uploads `source` into a volume; resolves when the daemon confirmed the finish. */
-export async function uploadVolume(client: RpcClient, proc: Procedure<VolumeTransfer, void>, vol: VolumeRef, source: AsyncIterable<UploadChunk>, opts: UploadOptions = {}): Promise<TransferProgress> {
+export async function uploadVolume(
+  client: RpcClient,
+  proc: Procedure<VolumeTransfer, void>,
+  vol: VolumeRef,
+  source: AsyncIterable<UploadChunk>,
+  opts: UploadOptions = {},
+): Promise<TransferProgress> {
   // an upload asks for no data: what a daemon sends anyway is held up to a small bound, then dropped
   const state = new StreamState(client, proc.api, UNSOLICITED_BOUND, false);
-  const serial = await client.openStream(proc, {
-    vol, offset: opts.offset ?? 0n, length: opts.length ?? 0n, flags: opts.sparse ? VOL_UPLOAD_SPARSE_STREAM : 0,
-  }, state, opts.signal);
+  const serial = await client.openStream(
+    proc,
+    {
+      vol,
+      offset: opts.offset ?? 0n,
+      length: opts.length ?? 0n,
+      flags: opts.sparse ? VOL_UPLOAD_SPARSE_STREAM : 0,
+    },
+    state,
+    opts.signal,
+  );
   const progress: TransferProgress = { covered: 0, sent: 0 };
   const frames = new FramePool();
   const send = async (frame: Buffer, taken?: () => void) => {
@@ -158,7 +180,10 @@ export async function uploadVolume(client: RpcClient, proc: Procedure<VolumeTran
     if (!client.write(frame, taken)) {
       // back-pressure; a daemon error, the link's end or the caller's abort ends the wait too
       let drained = false;
-      const stop = client.onceDrained(() => { drained = true; state.poke(); });
+      const stop = client.onceDrained(() => {
+        drained = true;
+        state.poke();
+      });
       try {
         while (!drained && !state.failure) await state.next(opts.signal);
       } finally {
@@ -172,8 +197,9 @@ export async function uploadVolume(client: RpcClient, proc: Procedure<VolumeTran
       if (opts.signal?.aborted) throw new RpcAbortError(proc.api, opts.signal.reason);
       if ("hole" in chunk) {
         if (!opts.sparse) throw new RpcProtocolError("a hole was given to an upload that is not sparse");
-        await send(streamFrame(client, proc.proc, serial, MessageType.StreamHole, MessageStatus.Continue,
-          encode(streamHole, { length: BigInt(chunk.hole), flags: 0 })));
+        await send(
+          streamFrame(client, proc.proc, serial, MessageType.StreamHole, MessageStatus.Continue, encode(streamHole, { length: BigInt(chunk.hole), flags: 0 })),
+        );
         progress.covered += chunk.hole;
       } else {
         for (let at = 0; at < chunk.data.length; at += STREAM_CHUNK) {
@@ -216,7 +242,12 @@ export interface DownloadOptions {
  * starve every other call and the keepalive on it. So the link is never paused: the
  * chunks wait in this stream's own buffer, which is bounded by `maxBuffered`.
  */
-export async function* downloadVolume(client: RpcClient, proc: Procedure<VolumeTransfer, void>, vol: VolumeRef, opts: DownloadOptions = {}): AsyncGenerator<Buffer> {
+export async function* downloadVolume(
+  client: RpcClient,
+  proc: Procedure<VolumeTransfer, void>,
+  vol: VolumeRef,
+  opts: DownloadOptions = {},
+): AsyncGenerator<Buffer> {
   const maxBuffered = opts.maxBuffered ?? 256 * 1024 * 1024;
   const state = new StreamState(client, proc.api, maxBuffered, true);
   const serial = await client.openStream(proc, { vol, offset: opts.offset ?? 0n, length: opts.length ?? 0n, flags: 0 }, state, opts.signal);

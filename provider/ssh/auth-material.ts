@@ -56,8 +56,11 @@ export class AuthMaterialLoader {
       if (/passphrase|decrypt|integrity/i.test(parsed.message)) {
         this.fail(`the passphrase does not decrypt ${source}`, false, "Check the passphrase given for this key");
       }
-      this.fail(`${source} is not a private key ssh can use (${parsed.message})`, false,
-        "Give an OpenSSH or PEM private key (ed25519, ecdsa or rsa), e.g. one made by ssh-keygen");
+      this.fail(
+        `${source} is not a private key ssh can use (${parsed.message})`,
+        false,
+        "Give an OpenSSH or PEM private key (ed25519, ecdsa or rsa), e.g. one made by ssh-keygen",
+      );
     }
     return key;
   }
@@ -69,10 +72,14 @@ export class AuthMaterialLoader {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "ENOENT") {
-        this.fail(`private key file ${file} does not exist`, true, "Create it or fix privateKeyPath; a key that appears later is picked up on the next call", err);
+        this.fail(
+          `private key file ${file} does not exist`,
+          true,
+          "Create it or fix privateKeyPath; a key that appears later is picked up on the next call",
+          err,
+        );
       }
-      this.fail(`cannot read private key file ${file} (${code})`, code === "EACCES" ? false : true,
-        "Make the file readable by the user running pulumi", err);
+      this.fail(`cannot read private key file ${file} (${code})`, code === "EACCES" ? false : true, "Make the file readable by the user running pulumi", err);
     }
     return { privateKey: this.parse(data, file, passphrase), passphrase, source: file };
   }
@@ -98,7 +105,10 @@ export class AuthMaterialLoader {
       const f = path.join(os.homedir(), ".ssh", name);
       if (fs.existsSync(f)) return this.readKeyFile(f, c.passphrase);
     }
-    this.fail("no private key and no ssh-agent", true,
-      `Give privateKeyPath or privateKey, set agent: true with a running ssh-agent, or create ~/.ssh/${DEFAULT_KEYS[0]}`);
+    this.fail(
+      "no private key and no ssh-agent",
+      true,
+      `Give privateKeyPath or privateKey, set agent: true with a running ssh-agent, or create ~/.ssh/${DEFAULT_KEYS[0]}`,
+    );
   }
 }

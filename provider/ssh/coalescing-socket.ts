@@ -22,6 +22,6 @@ export function coalescingConnection(port: number, address: string): net.Socket 
       });
     }
     return (write as (...a: unknown[]) => boolean).apply(sock, args);
-  } as net.Socket["write"];
+  };
   return sock;
 }

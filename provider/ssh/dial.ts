@@ -15,12 +15,21 @@ import { preferredHostKeyAlgorithms, verifyHostKey } from "./known-hosts";
 export class SshLink {
   private ended = false;
 
-  constructor(readonly host: ResolvedHost, readonly stream: Duplex, private readonly hops: Client[]) {}
+  constructor(
+    readonly host: ResolvedHost,
+    readonly stream: Duplex,
+    private readonly hops: Client[],
+  ) {}
 
   /** Calls `fn` once when any session of the chain fails or closes. */
   onClose(fn: (err: Error) => void): void {
     let told = false;
-    const once = (err: Error) => { if (!told) { told = true; fn(err); } };
+    const once = (err: Error) => {
+      if (!told) {
+        told = true;
+        fn(err);
+      }
+    };
     for (const hop of this.hops) {
       hop.on("error", (err) => once(new Error(`SSH link to ${this.host.label} failed: ${err.message}`, { cause: err })));
       hop.on("close", () => once(new Error(`SSH link to ${this.host.label} closed`)));
@@ -35,15 +44,30 @@ export class SshLink {
   }
 }
 
-function connectHop(host: ResolvedHost, target: HopTarget, material: AuthMaterial, sock: Duplex | undefined, signal: AbortSignal, pinned?: string): Promise<Client> {
+function connectHop(
+  host: ResolvedHost,
+  target: HopTarget,
+  material: AuthMaterial,
+  sock: Duplex | undefined,
+  signal: AbortSignal,
+  pinned?: string,
+): Promise<Client> {
   return new Promise((resolve, reject) => {
     const client = new Client();
     const state: HopState = { tcpUp: !!sock, timeoutS: host.connectTimeoutMs / 1000, material };
     const strict = host.config.strictHostKeyChecking !== false;
-    const onAbort = () => { client.destroy(); reject(new DialError("ssh-handshake", host.label, `dial abandoned: ${String(signal.reason)}`, { errorClass: "timeout" })); };
+    const onAbort = () => {
+      client.destroy();
+      reject(new DialError("ssh-handshake", host.label, `dial abandoned: ${String(signal.reason)}`, { errorClass: "timeout" }));
+    };
     signal.addEventListener("abort", onAbort, { once: true });
-    client.on("connect", () => { state.tcpUp = true; });
-    client.once("ready", () => { signal.removeEventListener("abort", onAbort); resolve(client); });
+    client.on("connect", () => {
+      state.tcpUp = true;
+    });
+    client.once("ready", () => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(client);
+    });
     // ssh2 may emit more than one error while failing (e.g. a timeout, then "Connection
     // lost before handshake"): keep a listener for good, report only the first
     let failed = false;
@@ -54,8 +78,7 @@ function connectHop(host: ResolvedHost, target: HopTarget, material: AuthMateria
       client.destroy();
       reject(hopFailure(host.label, target, err, state));
     });
-    const hostKeys = strict && !pinned
-      ? preferredHostKeyAlgorithms(host.knownHostsPath, target.address, target.port) : undefined;
+    const hostKeys = strict && !pinned ? preferredHostKeyAlgorithms(host.knownHostsPath, target.address, target.port) : undefined;
     const cfg: ConnectConfig = {
       username: target.user,
       readyTimeout: host.connectTimeoutMs,
@@ -68,13 +91,16 @@ function connectHop(host: ResolvedHost, target: HopTarget, material: AuthMateria
       hostVerifier: (key: Buffer) => {
         if (!strict) return true;
         state.verdict = verifyHostKey(key, {
-          host: target.address, port: target.port, knownHostsPath: host.knownHostsPath, pinned,
+          host: target.address,
+          port: target.port,
+          knownHostsPath: host.knownHostsPath,
+          pinned,
         });
         return state.verdict.ok;
       },
     };
     // the first hop's TCP socket is ours (ssh2 takes it while it connects), so its writes coalesce
-    cfg.sock = (sock ?? coalescingConnection(target.port, target.address)) as any;
+    cfg.sock = sock ?? coalescingConnection(target.port, target.address);
     client.connect(cfg);
   });
 }

@@ -88,7 +88,7 @@ function one(v: string | string[] | undefined): string | undefined {
  * other command keywords are read by nobody here.
  */
 function settingsFor(cfg: SSHConfig | undefined, alias: string): Record<string, string | string[]> {
-  return (cfg?.compute(alias, { matchExec: false }) ?? {}) as Record<string, string | string[]>;
+  return cfg?.compute(alias, { matchExec: false }) ?? {};
 }
 
 /** The TOKENS of OpenSSH's ssh_config(5) that the keywords honoured here accept. */
@@ -147,7 +147,9 @@ export function resolveHost(config: HostConfig): ResolvedHost {
     jumps: proxyJump && proxyJump !== "none" ? proxyJump.split(",").map((j) => parseJump(j, cfg, user)) : [],
     socketPath: config.socketPath ?? DEFAULT_SOCKET,
     uri: config.uri ?? DEFAULT_URI,
-    knownHostsPath: expandHome(config.knownHostsPath ?? (c.UserKnownHostsFile ? expandTokens(one(c.UserKnownHostsFile)!, "UserKnownHostsFile", tokens) : "~/.ssh/known_hosts")),
+    knownHostsPath: expandHome(
+      config.knownHostsPath ?? (c.UserKnownHostsFile ? expandTokens(one(c.UserKnownHostsFile)!, "UserKnownHostsFile", tokens) : "~/.ssh/known_hosts"),
+    ),
     connectTimeoutMs: (config.connectTimeout ?? 20) * 1000,
     keepaliveIntervalMs: keepaliveInterval * 1000,
     keepaliveCount: config.keepaliveCount ?? 3,
@@ -169,9 +171,24 @@ export function callTimeoutMs(): number {
 export function hostIdentity(h: ResolvedHost): string {
   const via = h.jumps.map((j) => `${j.user}@${j.address}:${j.port}`).join(",");
   const c = h.config;
-  const auth = crypto.createHash("sha256").update(JSON.stringify([
-    c.privateKeyPath, c.privateKey, c.passphrase, c.agent, h.identityFiles, h.knownHostsPath, c.hostKeyFingerprint,
-    c.strictHostKeyChecking, h.connectTimeoutMs, h.keepaliveIntervalMs, h.keepaliveCount,
-  ])).digest("hex").slice(0, 12);
+  const auth = crypto
+    .createHash("sha256")
+    .update(
+      JSON.stringify([
+        c.privateKeyPath,
+        c.privateKey,
+        c.passphrase,
+        c.agent,
+        h.identityFiles,
+        h.knownHostsPath,
+        c.hostKeyFingerprint,
+        c.strictHostKeyChecking,
+        h.connectTimeoutMs,
+        h.keepaliveIntervalMs,
+        h.keepaliveCount,
+      ]),
+    )
+    .digest("hex")
+    .slice(0, 12);
   return `${h.user}@${h.hostname}:${h.port}${via ? ` via ${via}` : ""} ${h.socketPath} ${h.uri} auth:${auth}`;
 }

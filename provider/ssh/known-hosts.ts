@@ -27,7 +27,15 @@ export function hostPattern(host: string, port: number): string {
 }
 
 function globMatch(pattern: string, name: string): boolean {
-  const re = new RegExp("^" + pattern.replace(/[.+^${}()|\\[\]]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".") + "$", "i");
+  const re = new RegExp(
+    "^" +
+      pattern
+        .replace(/[.+^${}()|\\[\]]/g, "\\$&")
+        .replace(/\*/g, ".*")
+        .replace(/\?/g, ".") +
+      "$",
+    "i",
+  );
   return re.test(name);
 }
 
@@ -94,7 +102,11 @@ export function verifyHostKey(presented: Buffer, opts: { host: string; port: num
   // as OpenSSH: a revoked key is refused wherever it is listed, before or after a trusting line
   const revoked = known.find((k) => k.revoked && k.key.equals(presented));
   if (revoked) {
-    return { ok: false, reason: `the host presented ${type} key ${fp}, which ${opts.knownHostsPath} line ${revoked.line} marks @revoked`, fix: "Do not connect until the host has a new key" };
+    return {
+      ok: false,
+      reason: `the host presented ${type} key ${fp}, which ${opts.knownHostsPath} line ${revoked.line} marks @revoked`,
+      fix: "Do not connect until the host has a new key",
+    };
   }
   if (known.some((k) => k.key.equals(presented))) return { ok: true };
   const sameType = known.filter((k) => k.type === type && !k.revoked);
@@ -114,7 +126,13 @@ export function verifyHostKey(presented: Buffer, opts: { host: string; port: num
 
 /** Host key algorithms in the order known_hosts suggests (so negotiation picks a key we know). */
 export function preferredHostKeyAlgorithms(file: string, host: string, port: number): string[] | undefined {
-  const types = [...new Set(knownKeys(file, host, port).filter((k) => !k.revoked).map((k) => k.type))];
+  const types = [
+    ...new Set(
+      knownKeys(file, host, port)
+        .filter((k) => !k.revoked)
+        .map((k) => k.type),
+    ),
+  ];
   if (types.length === 0) return undefined;
   const expand = (t: string) => (t === "ssh-rsa" ? ["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"] : [t]);
   return types.flatMap(expand);

@@ -82,8 +82,13 @@ export function parseNetworkXml(xml: string): NetworkDescription {
     domain: at(root, "domain@name"),
     addresses: ips.map((ip) => `${ip.getAttribute("address")}/${ip.getAttribute("prefix") ?? netmaskPrefix(ip.getAttribute("netmask"))}`),
     dhcp: range && {
-      start: range.getAttribute("start") ?? "", end: range.getAttribute("end") ?? "",
-      hosts: children(dhcp, "host").map((h) => ({ mac: (h.getAttribute("mac") ?? "").toLowerCase(), ip: h.getAttribute("ip") ?? "", ...(h.getAttribute("name") ? { name: h.getAttribute("name")! } : {}) })),
+      start: range.getAttribute("start") ?? "",
+      end: range.getAttribute("end") ?? "",
+      hosts: children(dhcp, "host").map((h) => ({
+        mac: (h.getAttribute("mac") ?? "").toLowerCase(),
+        ip: h.getAttribute("ip") ?? "",
+        ...(h.getAttribute("name") ? { name: h.getAttribute("name")! } : {}),
+      })),
     },
   };
 }

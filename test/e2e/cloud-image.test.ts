@@ -31,14 +31,40 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
 
   /** A command in the guest, over SSH from the lab's namespace, as the default user "debian". */
   function inGuest(ip: string, command: string): string {
-    return execFileSync("ip", ["netns", "exec", labEnv().netns, "ssh", "-q", "-i", key, "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
-      "-o", "UserKnownHostsFile=/dev/null", "-o", "ConnectTimeout=10", `debian@${ip}`, command], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 600_000 }).trim();
+    return execFileSync(
+      "ip",
+      [
+        "netns",
+        "exec",
+        labEnv().netns,
+        "ssh",
+        "-q",
+        "-i",
+        key,
+        "-o",
+        "BatchMode=yes",
+        "-o",
+        "StrictHostKeyChecking=no",
+        "-o",
+        "UserKnownHostsFile=/dev/null",
+        "-o",
+        "ConnectTimeout=10",
+        `debian@${ip}`,
+        command,
+      ],
+      { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 600_000 },
+    ).trim();
   }
   /** Waits for the guest's sshd (cloud-init makes its host keys on first boot). */
   async function login(ip: string): Promise<void> {
     let last = "";
     for (const until = Date.now() + 300_000; Date.now() < until;) {
-      try { inGuest(ip, "true"); return; } catch (err) { last = String((err as { stderr?: string }).stderr ?? err); }
+      try {
+        inGuest(ip, "true");
+        return;
+      } catch (err) {
+        last = String((err as { stderr?: string }).stderr ?? err);
+      }
       await new Promise((r) => setTimeout(r, 3000));
     }
     throw new Error(`no SSH login to debian@${ip} with the user-data key within 5 min: ${last}`);
@@ -53,11 +79,22 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
     const dir = programIn(legProject(leg), "cloud", programFiles("cloud"));
     e = await e2eStack(dir, `cloud${tag}`, { prefix: tag, memory: "1024", publicKey: fs.readFileSync(`${key}.pub`, "utf8").trim() }, legEnv(legProject(leg)));
     // getting-started's steps, as its text gives them: the host, the image, the public key; memory and disk as the program's defaults
-    const quickstart = programIn(legProject(leg), "getting-started", { "Pulumi.yaml": "Pulumi.yaml", "examples/quickstart/index.ts": "examples/quickstart/index.ts" });
+    const quickstart = programIn(legProject(leg), "getting-started", {
+      "Pulumi.yaml": "Pulumi.yaml",
+      "examples/quickstart/index.ts": "examples/quickstart/index.ts",
+    });
     const { memory: _labMemory, ...host } = quickstartLabConfig();
-    started = await e2eStack(quickstart, `gs${tag}`, {
-      ...host, imagePath: labEnv().cloudImage, sshPublicKey: fs.readFileSync(`${key}.pub`, "utf8").trim(), prefix: `${tag}-gs`,
-    }, legEnv(legProject(leg)));
+    started = await e2eStack(
+      quickstart,
+      `gs${tag}`,
+      {
+        ...host,
+        imagePath: labEnv().cloudImage,
+        sshPublicKey: fs.readFileSync(`${key}.pub`, "utf8").trim(),
+        prefix: `${tag}-gs`,
+      },
+      legEnv(legProject(leg)),
+    );
   });
   after(async () => {
     for (const s of [e, started]) {
@@ -100,7 +137,11 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
       assert.strictEqual(inGuest(ips[i], "cat /etc/pulumi-kvm-e2e"), `written for ${fw}`);
       assert.strictEqual(inGuest(ips[i], "cat /var/lib/pulumi-kvm-runcmd"), "ran", "user-data's runcmd ran once");
       assert.strictEqual(inGuest(ips[i], "cat /var/lib/pulumi-kvm-vendor"), "vendor", "vendor-data's script ran");
-      assert.match(inGuest(ips[i], "ip -4 -o addr show"), new RegExp(`inet 192\\.168\\.151\\.${21 + i}/24`), `${fw}: the static address of network-config on NIC 2`);
+      assert.match(
+        inGuest(ips[i], "ip -4 -o addr show"),
+        new RegExp(`inet 192\\.168\\.151\\.${21 + i}/24`),
+        `${fw}: the static address of network-config on NIC 2`,
+      );
       assert.match(inGuest(ips[i], "ip -4 -o addr show"), /inet 192\.168\.150\.\d+\/24/, `${fw}: a DHCP address on NIC 1`);
       assert.strictEqual(inGuest(ips[i], "test -d /sys/firmware/efi && echo uefi || echo bios"), fw, "booted by the firmware asked for");
       instanceIds[fw] = inGuest(ips[i], "cat /var/lib/cloud/data/instance-id");
@@ -115,8 +156,14 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
 
     // the agent's view: the address waitForIp returned for the UEFI VM is one the agent reports
     assert.ok(virsh(["domifaddr", `${tag}-uefi`, "--source", "agent"]).includes(ips[1]), "the agent reports the UEFI VM's address");
-    assert.match(virsh(["dumpxml", `${tag}-uefi`]), new RegExp(`<interface type='direct'>\\s*<mac address='52:54:00:c1:00:02'/>\\s*<source dev='${labEnv().directDev}' mode='bridge'/>`), "the UEFI VM's first NIC is macvtap");
-    console.log(`      boot times, both VMs at once (1 vCPU each, software emulation): up with both IPs ${upSeconds.toFixed(0)} s; cloud-init done: BIOS ${doneAt.bios.toFixed(0)} s, UEFI ${doneAt.uefi.toFixed(0)} s`);
+    assert.match(
+      virsh(["dumpxml", `${tag}-uefi`]),
+      new RegExp(`<interface type='direct'>\\s*<mac address='52:54:00:c1:00:02'/>\\s*<source dev='${labEnv().directDev}' mode='bridge'/>`),
+      "the UEFI VM's first NIC is macvtap",
+    );
+    console.log(
+      `      boot times, both VMs at once (1 vCPU each, software emulation): up with both IPs ${upSeconds.toFixed(0)} s; cloud-init done: BIOS ${doneAt.bios.toFixed(0)} s, UEFI ${doneAt.uefi.toFixed(0)} s`,
+    );
 
     // UEFI: libvirt made the NVRAM; the first boot wrote its boot entries into it
     const nvram = nvramOf(`${tag}-uefi`);

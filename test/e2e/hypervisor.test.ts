@@ -81,9 +81,17 @@ describe(`e2e [${leg.name}]: a bare hypervisor set up from Pulumi alone`, functi
     const installed = { node: legProject(leg).node, cli: installedCli(legProject(leg)) };
     const healthy = await runCli(args, { env: e!.env, installed });
     assert.strictEqual(healthy.code, 0, healthy.stdout + healthy.stderr);
-    const kinds = (out: string) => JSON.parse(out).resources.map((r: any) => [r.kind, r.name, r.status]).sort();
-    assert.deepStrictEqual(kinds(healthy.stdout).filter((r: string[]) => r[0] === "StoragePool" || r[0] === "Network"),
-      [["Network", netName, "ok"], ["StoragePool", poolName, "ok"]]);
+    const kinds = (out: string) =>
+      JSON.parse(out)
+        .resources.map((r: any) => [r.kind, r.name, r.status])
+        .sort();
+    assert.deepStrictEqual(
+      kinds(healthy.stdout).filter((r: string[]) => r[0] === "StoragePool" || r[0] === "Network"),
+      [
+        ["Network", netName, "ok"],
+        ["StoragePool", poolName, "ok"],
+      ],
+    );
     assert.strictEqual(kinds(healthy.stdout).length, 7, "pool, network, image, three volumes, the VM");
     virsh(["net-destroy", netName]);
     const drift = await runCli(args, { env: e!.env, installed });

@@ -48,7 +48,10 @@ describe(`e2e [${leg.name}]: Ctrl-C during pulumi up`, function () {
     const e = await e2eStack(dir, prefix, { prefix, ...config }, { ...legEnv(legProject(leg)), PULUMI_KVM_JOURNAL: journal });
     return Object.assign(e, { prefix });
   }
-  const ours = (prefix: string) => ({ volumes: volumeNames(lab).filter((v) => v.startsWith(`${prefix}-`)), domains: domainNames().filter((d) => d.startsWith(`${prefix}-`)) });
+  const ours = (prefix: string) => ({
+    volumes: volumeNames(lab).filter((v) => v.startsWith(`${prefix}-`)),
+    domains: domainNames().filter((d) => d.startsWith(`${prefix}-`)),
+  });
   const journalled = () => (fs.existsSync(journal) ? (JSON.parse(fs.readFileSync(journal, "utf8")) as { name: string }[]).map((e) => e.name) : []);
   const allocated = (volume: string) => (fs.statSync(path.join(lab.poolDir, volume), { throwIfNoEntry: false })?.blocks ?? 0) * 512;
 
@@ -77,7 +80,8 @@ describe(`e2e [${leg.name}]: Ctrl-C during pulumi up`, function () {
     // a Domain's seed volume is its own, recorded in its outputs
     const recorded = (await e.stack.exportStack()).deployment.resources
       .filter((r: { type: string }) => r.type.startsWith("pulumi-nodejs:dynamic/kvm:"))
-      .flatMap((r: { outputs: { name: string; seedVolume?: string } }) => [r.outputs.name, r.outputs.seedVolume].filter(Boolean)).sort();
+      .flatMap((r: { outputs: { name: string; seedVolume?: string } }) => [r.outputs.name, r.outputs.seedVolume].filter(Boolean))
+      .sort();
     assert.deepStrictEqual(recorded, [...expected.volumes, ...expected.domains].sort(), "every object on the host is in the stack");
     assert.deepStrictEqual(journalled(), [], "nothing is left in the journal");
     // what Pulumi advises after a terminated run: its record of the interrupted creates goes
@@ -144,7 +148,11 @@ describe(`e2e [${leg.name}]: Ctrl-C during pulumi up`, function () {
       const ms = await pressCtrlCTwice(run, pid);
       await run.exited;
       assert.ok(ms < GRACE_MS, `the provider exited ${ms} ms after the second Ctrl-C`);
-      assert.deepStrictEqual(ours(e.prefix), { volumes: [`${e.prefix}-disk`, `${e.prefix}-image`], domains: [] }, "the VM and its seed are gone; the image and disk, made before, are recorded");
+      assert.deepStrictEqual(
+        ours(e.prefix),
+        { volumes: [`${e.prefix}-disk`, `${e.prefix}-image`], domains: [] },
+        "the VM and its seed are gone; the image and disk, made before, are recorded",
+      );
       assert.deepStrictEqual(journalled(), []);
       await nextUpLeavesNoOrphan(e, { volumes: [`${e.prefix}-disk`, `${e.prefix}-image`, `${vm}-seed.iso`], domains: [vm] });
     } finally {

@@ -16,7 +16,9 @@ const DAEMON_LIMIT = 5;
 
 /** What a run's log (its Diagnostics: progress lines repeat them) says of its links: connections made, the most calls at libvirtd at once. */
 function links(output: string): { connections: number; peak: number; queued: number; calls: number } {
-  const lines = diagnostics(output).split("\n").filter((l) => l.includes("pulumi-kvm host="));
+  const lines = diagnostics(output)
+    .split("\n")
+    .filter((l) => l.includes("pulumi-kvm host="));
   const numbers = (field: string) => lines.map((l) => Number(new RegExp(`\\b${field}=(\\d+)`).exec(l)?.[1] ?? 0));
   return {
     connections: lines.filter((l) => / connected$/.test(l.trim())).length,
@@ -51,7 +53,9 @@ describe(`e2e [${leg.name}]: 30 resources on one host in one pulumi up`, functio
   /** One run's checks: it succeeded with one connection, within the daemon's limit, and no pool-job refusal. */
   function checkRun(what: string, output: string): void {
     const l = links(output);
-    figures.push(`${what}: ${l.calls} libvirt calls over ${l.connections} connection(s), at most ${l.peak} at libvirtd at once, ${l.queued} queued in the provider`);
+    figures.push(
+      `${what}: ${l.calls} libvirt calls over ${l.connections} connection(s), at most ${l.peak} at libvirtd at once, ${l.queued} queued in the provider`,
+    );
     assert.strictEqual(l.connections, 1, `${what}: one SSH connection for the whole run`);
     assert.ok(l.peak >= 1 && l.peak <= DAEMON_LIMIT, `${what}: at most ${DAEMON_LIMIT} calls at libvirtd at once, saw ${l.peak}`);
     assert.doesNotMatch(output, /asynchronous jobs running/);
@@ -62,7 +66,10 @@ describe(`e2e [${leg.name}]: 30 resources on one host in one pulumi up`, functio
     assert.strictEqual(up.summary.result, "succeeded");
     assert.deepStrictEqual(up.summary.resourceChanges, { create: 31 }, "30 resources and the stack");
     checkRun("create", up.stdout);
-    const ours = () => ({ volumes: volumeNames(lab).filter((v) => v.startsWith(`${prefix}-`)).length, domains: domainNames().filter((d) => d.startsWith(`${prefix}-`)).length });
+    const ours = () => ({
+      volumes: volumeNames(lab).filter((v) => v.startsWith(`${prefix}-`)).length,
+      domains: domainNames().filter((d) => d.startsWith(`${prefix}-`)).length,
+    });
     assert.deepStrictEqual(ours(), { volumes: 1 + 10 + 10 + 9, domains: 10 }, "the image, 10 disks, 10 seeds, 9 blanks; 10 VMs");
     assert.deepStrictEqual(up.outputs.vms.value, Array(10).fill("shutoff"));
 

@@ -31,10 +31,25 @@ for (const leg of testLegs()) {
 
     it("packs from a clean clone: dist of sdk, provider and cli, README, docs and LICENSE; no tests, sources or source maps", () => {
       const tarball = packedTarball();
-      const entries = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).trim().split("\n").map((e) => e.replace(/^package\//, ""));
+      const entries = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" })
+        .trim()
+        .split("\n")
+        .map((e) => e.replace(/^package\//, ""));
       console.log(`      ${path.basename(tarball)}: ${entries.length} files, ${(fs.statSync(tarball).size / 1024).toFixed(1)} KiB`);
-      for (const f of ["package.json", "LICENSE", "README.md", "docs/resources.md", "docs/connection.md", "docs/health.md", "docs/troubleshooting.md",
-        "dist/sdk/index.js", "dist/sdk/index.d.ts", "dist/provider/index.js", "dist/provider/index.d.ts", "dist/cli/main.js"]) {
+      for (const f of [
+        "package.json",
+        "LICENSE",
+        "README.md",
+        "docs/resources.md",
+        "docs/connection.md",
+        "docs/health.md",
+        "docs/troubleshooting.md",
+        "dist/sdk/index.js",
+        "dist/sdk/index.d.ts",
+        "dist/provider/index.js",
+        "dist/provider/index.d.ts",
+        "dist/cli/main.js",
+      ]) {
         assert.ok(entries.includes(f), `${f} is in the tarball`);
       }
       const strays = entries.filter((f) => !/^(package\.json|LICENSE|README\.md|docs\/.+\.md|dist\/(sdk|provider|cli)\/.+\.(js|d\.ts))$/.test(f));
@@ -43,7 +58,12 @@ for (const leg of testLegs()) {
       assert.match(license, /Apache License\s+Version 2\.0/);
     });
 
-    for (const [moduleResolution, module] of [["node16", "node16"], ["nodenext", "nodenext"], ["bundler", "esnext"], ["node10", "commonjs"]]) {
+    for (const [moduleResolution, module] of [
+      ["node16", "node16"],
+      ["nodenext", "nodenext"],
+      ["bundler", "esnext"],
+      ["node10", "commonjs"],
+    ]) {
       it(`type-checks a strict consumer (skipLibCheck off) with moduleResolution ${moduleResolution}`, () => {
         const dir = programIn(project, `consumer-${moduleResolution}`, { "index.ts": "test/programs/consumer/index.ts" });
         fs.writeFileSync(path.join(dir, "tsconfig.json"), consumerTsconfig(moduleResolution, module));
@@ -83,7 +103,8 @@ for (const leg of testLegs()) {
       {
         name: "yarn (classic)",
         layout: (root) => root,
-        install: (root, env) => execFileSync(packageManager("yarn", "yarn@1.22.22"), ["install", "--non-interactive", "--no-progress"], { cwd: root, env, stdio: "pipe" }),
+        install: (root, env) =>
+          execFileSync(packageManager("yarn", "yarn@1.22.22"), ["install", "--non-interactive", "--no-progress"], { cwd: root, env, stdio: "pipe" }),
       },
     ];
 
@@ -93,13 +114,24 @@ for (const leg of testLegs()) {
         const root = tempDir("kvm-pm-");
         const dir = m.layout(root);
         fs.mkdirSync(dir, { recursive: true });
-        fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({
-          name: "infra", private: true,
-          dependencies: {
-            "pulumi-kvm": `file:${packedTarball()}`, "@pulumi/pulumi": project.sdkVersion,
-            typescript: "~5.9.3", "ts-node": "^10.9.2", "@types/node": project.nodeVersion.replace(/^v(\d+).*/, "^$1"),
-          },
-        }, null, 2));
+        fs.writeFileSync(
+          path.join(dir, "package.json"),
+          JSON.stringify(
+            {
+              name: "infra",
+              private: true,
+              dependencies: {
+                "pulumi-kvm": `file:${packedTarball()}`,
+                "@pulumi/pulumi": project.sdkVersion,
+                typescript: "~5.9.3",
+                "ts-node": "^10.9.2",
+                "@types/node": project.nodeVersion.replace(/^v(\d+).*/, "^$1"),
+              },
+            },
+            null,
+            2,
+          ),
+        );
         fs.writeFileSync(path.join(dir, "tsconfig.json"), consumerTsconfig());
         for (const [to, from] of Object.entries(programFiles("user"))) fs.copyFileSync(path.join(repoRoot, from), path.join(dir, to));
         fs.mkdirSync(path.join(dir, ".lab"));

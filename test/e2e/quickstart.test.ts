@@ -12,8 +12,7 @@ import { startSshd } from "../support/sshd";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
 import { assertDomainXmlValid } from "../support/xml-schema";
 
-const only = (summary: Record<string, number | undefined>) =>
-  Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
+const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
 
 for (const leg of testLegs()) {
   const tag = `${process.pid}${leg.name}`;
@@ -21,7 +20,8 @@ for (const leg of testLegs()) {
   /** The quickstart as a user's checkout has it: the root Pulumi.yaml and examples/quickstart, pointed at the lab by stack config. */
   function quickstartProgram(): string {
     return programIn(legProject(leg), "quickstart", {
-      "Pulumi.yaml": "Pulumi.yaml", "examples/quickstart/index.ts": "examples/quickstart/index.ts",
+      "Pulumi.yaml": "Pulumi.yaml",
+      "examples/quickstart/index.ts": "examples/quickstart/index.ts",
     });
   }
 
@@ -88,9 +88,15 @@ for (const leg of testLegs()) {
       const ok = await runCli(args, { env: e.env, installed });
       assert.strictEqual(ok.code, 0, ok.stdout + ok.stderr);
       const report = JSON.parse(ok.stdout);
-      assert.deepStrictEqual(report.hosts.map((h: any) => [h.host, h.ok]), [[`root@127.0.0.1:${labEnv().port}`, true]]);
-      assert.deepStrictEqual(report.resources.map((r: any) => [r.name, r.kind, r.status]).sort(),
-        [[`${prefix}-disk`, "Volume", "ok"], [`${prefix}-image`, "Image", "ok"], [`${prefix}-vm`, "Domain", "ok"]]);
+      assert.deepStrictEqual(
+        report.hosts.map((h: any) => [h.host, h.ok]),
+        [[`root@127.0.0.1:${labEnv().port}`, true]],
+      );
+      assert.deepStrictEqual(report.resources.map((r: any) => [r.name, r.kind, r.status]).sort(), [
+        [`${prefix}-disk`, "Volume", "ok"],
+        [`${prefix}-image`, "Image", "ok"],
+        [`${prefix}-vm`, "Domain", "ok"],
+      ]);
       virsh(["destroy", `${prefix}-vm`]);
       const drift = await runCli(args, { env: e.env, installed });
       assert.strictEqual(drift.code, 1);
@@ -123,7 +129,12 @@ for (const leg of testLegs()) {
       const lab = labEnv();
       const sshd = await startSshd(lab, {});
       await sshd.stop();
-      const e = await e2eStack(quickstartProgram(), `e2etcp${tag}`, { ...quickstartLabConfig(), port: String(sshd.port), prefix: `tcp${tag}` }, legEnv(legProject(leg)));
+      const e = await e2eStack(
+        quickstartProgram(),
+        `e2etcp${tag}`,
+        { ...quickstartLabConfig(), port: String(sshd.port), prefix: `tcp${tag}` },
+        legEnv(legProject(leg)),
+      );
       try {
         await assert.rejects(e.stack.preview(), (err: Error) => {
           assert.match(err.message, new RegExp(`root@127\\.0\\.0\\.1:${sshd.port}`));
@@ -161,9 +172,15 @@ for (const leg of testLegs()) {
     it("previews with one SSH connection and one daemon probe per host", async () => {
       const lab = labEnv();
       const fleet = programIn(legProject(leg), "fleet", {
-        "examples/fleet/Pulumi.yaml": "examples/fleet/Pulumi.yaml", "examples/fleet/index.ts": "examples/fleet/index.ts",
+        "examples/fleet/Pulumi.yaml": "examples/fleet/Pulumi.yaml",
+        "examples/fleet/index.ts": "examples/fleet/index.ts",
       });
-      const e = await e2eStack(path.join(fleet, "examples", "fleet"), `e2efleet${tag}`, { ...fleetLabConfig(), count: "6" }, { PULUMI_KVM_LOG: "1", ...legEnv(legProject(leg)) });
+      const e = await e2eStack(
+        path.join(fleet, "examples", "fleet"),
+        `e2efleet${tag}`,
+        { ...fleetLabConfig(), count: "6" },
+        { PULUMI_KVM_LOG: "1", ...legEnv(legProject(leg)) },
+      );
       try {
         const before = [acceptedLogins(lab.sshdLog), acceptedLogins(lab.sshdLog2)];
         const out: string[] = [];
@@ -172,7 +189,11 @@ for (const leg of testLegs()) {
         await new Promise((r) => setTimeout(r, 300));
         assert.deepStrictEqual([acceptedLogins(lab.sshdLog) - before[0], acceptedLogins(lab.sshdLog2) - before[1]], [1, 1]);
         const probes = probesPerHost(out.join(""));
-        assert.deepStrictEqual([probes[`root@127.0.0.1:${lab.port}`], probes[`root@127.0.0.1:${lab.port2}`]], [1, 1], "the check hooks of 8 resources per host cost one probe");
+        assert.deepStrictEqual(
+          [probes[`root@127.0.0.1:${lab.port}`], probes[`root@127.0.0.1:${lab.port2}`]],
+          [1, 1],
+          "the check hooks of 8 resources per host cost one probe",
+        );
       } finally {
         await e.remove();
       }

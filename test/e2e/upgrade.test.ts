@@ -14,7 +14,10 @@ const userFiles = programFiles("user");
 
 async function types(e: E2eStack): Promise<string[]> {
   const state = await e.stack.exportStack();
-  return (state.deployment.resources ?? []).map((r: { type: string }) => r.type).filter((t: string) => t.startsWith("pulumi-nodejs:")).sort();
+  return (state.deployment.resources ?? [])
+    .map((r: { type: string }) => r.type)
+    .filter((t: string) => t.startsWith("pulumi-nodejs:"))
+    .sort();
 }
 
 for (const leg of testLegs()) {
@@ -30,7 +33,12 @@ for (const leg of testLegs()) {
       const old = projectWith(path.join(repoRoot, "test", "fixtures", "pulumi-kvm-0.1.0.tgz"), leg);
       const prefix = `upg${tag}`;
       // today's user program; 0.1.0's types lack what later cases use, so that run only transpiles
-      const before = await e2eStack(programIn(old, "user", userFiles), prefix, { prefix, domain: "minimal" }, { ...legEnv(old), PULUMI_NODEJS_TRANSPILE_ONLY: "true" });
+      const before = await e2eStack(
+        programIn(old, "user", userFiles),
+        prefix,
+        { prefix, domain: "minimal" },
+        { ...legEnv(old), PULUMI_NODEJS_TRANSPILE_ONLY: "true" },
+      );
       let after: E2eStack | undefined;
       try {
         const made = await before.stack.up();

@@ -146,7 +146,12 @@ for (const leg of testLegs()) {
       for (let i = 0; i < 128; i++) fs.writeSync(fd, crypto.randomBytes(16 * 1024 * 1024));
       fs.closeSync(fd);
       const prefix = `up${tag}xcopy`;
-      const e = await e2eStack(userProgram("copy"), `u${tag}xcopy`, { prefix, imagePath: big, disk: "copy" }, { ...legEnv(legProject(leg)), PULUMI_KVM_CALL_TIMEOUT: "1", PULUMI_KVM_LOG: "1" });
+      const e = await e2eStack(
+        userProgram("copy"),
+        `u${tag}xcopy`,
+        { prefix, imagePath: big, disk: "copy" },
+        { ...legEnv(legProject(leg)), PULUMI_KVM_CALL_TIMEOUT: "1", PULUMI_KVM_LOG: "1" },
+      );
       try {
         const up = await e.stack.up();
         assert.strictEqual(up.summary.result, "succeeded");
@@ -160,7 +165,7 @@ for (const leg of testLegs()) {
       }
     });
 
-    firstLeg("never diffs on sizes libvirt rounds (1000001, \"1.5GB\", \"10GB\"), and shrinking below the request replaces", async () => {
+    firstLeg('never diffs on sizes libvirt rounds (1000001, "1.5GB", "10GB"), and shrinking below the request replaces', async () => {
       const e = await userStack({ disk: "blank", capacity: "1000001" });
       try {
         for (const capacity of ["1000001", "1.5GB", "10GB"]) {
@@ -178,44 +183,50 @@ for (const leg of testLegs()) {
       }
     });
 
-    firstLeg("previews another checkout of the same stack (image path \"./img.qcow2\") with no replace, and replaces the image and its overlay for other bytes", async () => {
-      const lab = labEnv();
-      const checkouts = ["checkout-a", "checkout-b"].map(userProgram);
-      for (const dir of checkouts) fs.copyFileSync(lab.image, path.join(dir, "img.qcow2"));
-      const e = await userStack({ imagePath: "./img.qcow2" }, checkouts[0]);
-      let other: E2eStack | undefined;
-      try {
-        const first = await e.stack.up();
-        other = await e2eStack(checkouts[1], e.stack.name, {}, legEnv(legProject(leg)), e.backend);
-        fs.copyFileSync(path.join(checkouts[0], `Pulumi.${e.stack.name}.yaml`), path.join(checkouts[1], `Pulumi.${e.stack.name}.yaml`));
-        assert.deepStrictEqual(only((await other.stack.preview()).changeSummary), { same: 3 }, "the same bytes from another directory");
-        // a moved file with the same bytes, and the sha256 that matches: at most an update
-        fs.renameSync(path.join(checkouts[1], "img.qcow2"), path.join(checkouts[1], "moved.qcow2"));
-        await other.stack.setConfig("imagePath", { value: "./moved.qcow2" });
-        const moved = await other.stack.preview();
-        assert.ok(!moved.changeSummary.replace && !moved.changeSummary.create, JSON.stringify(moved.changeSummary));
-        // other bytes replace the image and, through it, the volume
-        fs.appendFileSync(path.join(checkouts[1], "moved.qcow2"), Buffer.alloc(512));
-        const changed = await other.stack.preview();
-        assert.strictEqual(changed.changeSummary.replace, 2, JSON.stringify(changed.changeSummary));
-        // and up replaces them: the image delete-before-replace takes its overlay with it,
-        // and neither name counts as taken by a stranger
-        const replaced = await other.stack.up();
-        assert.strictEqual(replaced.summary.result, "succeeded");
-        assert.strictEqual(replaced.summary.resourceChanges?.replace, 2);
-        assert.notStrictEqual(replaced.outputs.imageSha256.value, first.outputs.imageSha256.value, "the new bytes were uploaded");
-      } finally {
-        await finish(e);
-        if (other) fs.rmSync(path.join(checkouts[1], `Pulumi.${e.stack.name}.yaml`), { force: true });
-        for (const dir of checkouts) fs.rmSync(dir, { recursive: true, force: true });
-      }
-    });
+    firstLeg(
+      'previews another checkout of the same stack (image path "./img.qcow2") with no replace, and replaces the image and its overlay for other bytes',
+      async () => {
+        const lab = labEnv();
+        const checkouts = ["checkout-a", "checkout-b"].map(userProgram);
+        for (const dir of checkouts) fs.copyFileSync(lab.image, path.join(dir, "img.qcow2"));
+        const e = await userStack({ imagePath: "./img.qcow2" }, checkouts[0]);
+        let other: E2eStack | undefined;
+        try {
+          const first = await e.stack.up();
+          other = await e2eStack(checkouts[1], e.stack.name, {}, legEnv(legProject(leg)), e.backend);
+          fs.copyFileSync(path.join(checkouts[0], `Pulumi.${e.stack.name}.yaml`), path.join(checkouts[1], `Pulumi.${e.stack.name}.yaml`));
+          assert.deepStrictEqual(only((await other.stack.preview()).changeSummary), { same: 3 }, "the same bytes from another directory");
+          // a moved file with the same bytes, and the sha256 that matches: at most an update
+          fs.renameSync(path.join(checkouts[1], "img.qcow2"), path.join(checkouts[1], "moved.qcow2"));
+          await other.stack.setConfig("imagePath", { value: "./moved.qcow2" });
+          const moved = await other.stack.preview();
+          assert.ok(!moved.changeSummary.replace && !moved.changeSummary.create, JSON.stringify(moved.changeSummary));
+          // other bytes replace the image and, through it, the volume
+          fs.appendFileSync(path.join(checkouts[1], "moved.qcow2"), Buffer.alloc(512));
+          const changed = await other.stack.preview();
+          assert.strictEqual(changed.changeSummary.replace, 2, JSON.stringify(changed.changeSummary));
+          // and up replaces them: the image delete-before-replace takes its overlay with it,
+          // and neither name counts as taken by a stranger
+          const replaced = await other.stack.up();
+          assert.strictEqual(replaced.summary.result, "succeeded");
+          assert.strictEqual(replaced.summary.resourceChanges?.replace, 2);
+          assert.notStrictEqual(replaced.outputs.imageSha256.value, first.outputs.imageSha256.value, "the new bytes were uploaded");
+        } finally {
+          await finish(e);
+          if (other) fs.rmSync(path.join(checkouts[1], `Pulumi.${e.stack.name}.yaml`), { force: true });
+          for (const dir of checkouts) fs.rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    );
 
     firstLeg("fails preview, before anything is made, for a disk smaller than its local image, naming both sizes", async () => {
       const e = await userStack({ capacity: "32MiB" });
       try {
         await assert.rejects(e.stack.preview(), /capacity 33554432 bytes is smaller than the image's virtual size of 67108864 bytes/);
-        assert.deepStrictEqual(volumeNames(labEnv()).filter((v) => v.startsWith(e.prefix)), []);
+        assert.deepStrictEqual(
+          volumeNames(labEnv()).filter((v) => v.startsWith(e.prefix)),
+          [],
+        );
       } finally {
         await finish(e);
       }
@@ -241,7 +252,10 @@ for (const leg of testLegs()) {
         // refresh and destroy use what the stack recorded: its key resolves in this checkout
         await other.stack.refresh({ expectNoChanges: true });
         assert.strictEqual((await other.stack.destroy()).summary.result, "succeeded");
-        assert.deepStrictEqual(volumeNames(lab).filter((v) => v.startsWith(e.prefix)), []);
+        assert.deepStrictEqual(
+          volumeNames(lab).filter((v) => v.startsWith(e.prefix)),
+          [],
+        );
       } finally {
         await finish(e).catch(() => undefined);
         for (const dir of checkouts) fs.rmSync(dir, { recursive: true, force: true });
@@ -291,7 +305,7 @@ for (const leg of testLegs()) {
 
     firstLeg("gives a VM with a pinned MAC, destroyed and created again, the lease of its new boot", async () => {
       const lab = labEnv();
-      const mac = `52:54:00:${[process.pid >> 8 & 255, process.pid & 255, 0x42].map((n) => n.toString(16).padStart(2, "0")).join(":")}`;
+      const mac = `52:54:00:${[(process.pid >> 8) & 255, process.pid & 255, 0x42].map((n) => n.toString(16).padStart(2, "0")).join(":")}`;
       const e = await userStack({ domain: "net", mac });
       try {
         const first = await e.stack.up();

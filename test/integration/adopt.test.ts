@@ -6,11 +6,11 @@ import * as assert from "assert";
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as path from "path";
-import { domainProvider, DomainInputs } from "../../provider/resources/domain";
-import { imageProvider, ImageInputs } from "../../provider/resources/image";
-import { networkProvider, NetworkInputs } from "../../provider/resources/network";
-import { storagePoolProvider, StoragePoolInputs } from "../../provider/resources/storage-pool";
-import { volumeProvider, VolumeInputs } from "../../provider/resources/volume";
+import { domainProvider } from "../../provider/resources/domain";
+import { imageProvider } from "../../provider/resources/image";
+import { networkProvider } from "../../provider/resources/network";
+import { storagePoolProvider } from "../../provider/resources/storage-pool";
+import { volumeProvider } from "../../provider/resources/volume";
 import { ResourceProvider } from "../../provider/resources/types";
 import { checked } from "../support/checked";
 import { labHost } from "../support/hosts";
@@ -25,7 +25,10 @@ describe("adopt", function () {
   const host = () => labHost(labEnv());
   const undo: (() => unknown)[] = [];
   after(async () => {
-    for (const u of undo.reverse()) await Promise.resolve().then(u).catch(() => undefined);
+    for (const u of undo.reverse())
+      await Promise.resolve()
+        .then(u)
+        .catch(() => undefined);
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -45,7 +48,7 @@ describe("adopt", function () {
     virsh(["vol-upload", "--pool", lab.pool, name, lab.image]);
     const file = path.join(lab.poolDir, name);
     const inode = fs.statSync(file).ino;
-    const { outs, err } = await attempt(imageProvider, { name, source: { path: lab.image } } as Partial<ImageInputs>);
+    const { outs, err } = await attempt(imageProvider, { name, source: { path: lab.image } });
     assert.ok(outs, err?.message);
     undo.push(() => imageProvider.delete(outs.key, outs));
     assert.strictEqual(outs.sha256, crypto.createHash("sha256").update(fs.readFileSync(lab.image)).digest("hex"));
@@ -56,9 +59,14 @@ describe("adopt", function () {
     const other = `${tag}-other.raw`;
     virsh(["vol-create-as", lab.pool, other, "1M", "--format", "raw"]);
     undo.push(() => virsh(["vol-delete", "--pool", lab.pool, other]));
-    const refused = await attempt(imageProvider, { name: other, source: { path: lab.image } } as Partial<ImageInputs>);
-    assert.match(refused.err?.message ?? "", new RegExp(`cannot adopt image default/${other}: source is "sha256 [0-9a-f]{64}" on the host but "sha256 [0-9a-f]{64}" in the program.*Only a replace could change that`));
-    const url = await attempt(imageProvider, { name: other, source: { url: "https://images.example.com/x.qcow2" } } as Partial<ImageInputs>);
+    const refused = await attempt(imageProvider, { name: other, source: { path: lab.image } });
+    assert.match(
+      refused.err?.message ?? "",
+      new RegExp(
+        `cannot adopt image default/${other}: source is "sha256 [0-9a-f]{64}" on the host but "sha256 [0-9a-f]{64}" in the program.*Only a replace could change that`,
+      ),
+    );
+    const url = await attempt(imageProvider, { name: other, source: { url: "https://images.example.com/x.qcow2" } });
     assert.match(url.err?.message ?? "", /source\.sha256: cannot adopt image .*without a checksum.*Give source\.sha256/);
     assert.ok(volumeNames(lab).includes(other), "a refused adoption changes nothing");
 
@@ -75,11 +83,16 @@ describe("adopt", function () {
     virsh(["vol-create-as", lab.pool, name, "16M", "--format", "qcow2"]);
     const key = path.join(lab.poolDir, name);
     undo.push(() => virsh(["vol-delete", "--pool", lab.pool, name]));
-    const raw = await attempt(volumeProvider, { name, capacity: "16MiB", format: "raw" } as Partial<VolumeInputs>);
-    assert.match(raw.err?.message ?? "", new RegExp(`^root@127\\.0\\.0\\.1:\\d+: cannot adopt volume default/${name}: format is "qcow2" on the host but "raw" in the program.*nothing was changed`));
-    const smaller = await attempt(volumeProvider, { name, capacity: "8MiB" } as Partial<VolumeInputs>);
+    const raw = await attempt(volumeProvider, { name, capacity: "16MiB", format: "raw" });
+    assert.match(
+      raw.err?.message ?? "",
+      new RegExp(
+        `^root@127\\.0\\.0\\.1:\\d+: cannot adopt volume default/${name}: format is "qcow2" on the host but "raw" in the program.*nothing was changed`,
+      ),
+    );
+    const smaller = await attempt(volumeProvider, { name, capacity: "8MiB" });
     assert.match(smaller.err?.message ?? "", /cannot adopt volume .*capacity is 16777216 on the host but 8388608 in the program/);
-    const { outs, err } = await attempt(volumeProvider, { name, capacity: "32MiB" } as Partial<VolumeInputs>);
+    const { outs, err } = await attempt(volumeProvider, { name, capacity: "32MiB" });
     assert.ok(outs, err?.message);
     assert.strictEqual(outs.key, key);
     assert.strictEqual(outs.capacityBytes, 32 << 20);
@@ -96,27 +109,54 @@ describe("adopt", function () {
     virsh(["vol-create-as", lab.pool, base, "64M", "--format", "qcow2"]);
     virsh(["vol-upload", "--pool", lab.pool, base, lab.image]);
     virsh(["vol-create-as", lab.pool, disk, "64M", "--format", "qcow2", "--backing-vol", base, "--backing-vol-format", "qcow2"]);
-    undo.push(() => virsh(["vol-delete", "--pool", lab.pool, base]), () => virsh(["vol-delete", "--pool", lab.pool, disk]));
+    undo.push(
+      () => virsh(["vol-delete", "--pool", lab.pool, base]),
+      () => virsh(["vol-delete", "--pool", lab.pool, disk]),
+    );
     const xml = path.join(tmp, "vm.xml");
-    fs.writeFileSync(xml, `<domain type="qemu"><name>${name}</name><memory unit="MiB">128</memory><vcpu>1</vcpu><os><type arch="x86_64">hvm</type><boot dev="hd"/></os><features><acpi/></features>
+    fs.writeFileSync(
+      xml,
+      `<domain type="qemu"><name>${name}</name><memory unit="MiB">128</memory><vcpu>1</vcpu><os><type arch="x86_64">hvm</type><boot dev="hd"/></os><features><acpi/></features>
       <devices><disk type="file" device="disk"><driver name="qemu" type="qcow2"/><source file="${path.join(lab.poolDir, disk)}"/><target dev="vda" bus="virtio"/></disk>
-      <interface type="network"><source network="${lab.network}"/><model type="virtio"/></interface><serial type="pty"/></devices></domain>`);
+      <interface type="network"><source network="${lab.network}"/><model type="virtio"/></interface><serial type="pty"/></devices></domain>`,
+    );
     virsh(["define", xml]);
-    undo.push(() => { try { virsh(["destroy", name]); } catch { /* not running */ } }, () => virsh(["undefine", name]));
+    undo.push(
+      () => {
+        try {
+          virsh(["destroy", name]);
+        } catch {
+          /* not running */
+        }
+      },
+      () => virsh(["undefine", name]),
+    );
     virsh(["start", name]);
     const uuid = virsh(["domuuid", name]);
     const mac = /<mac address='([^']+)'/.exec(virsh(["dumpxml", name]))![1];
 
     // an overlay given by name says its format and its base: neither is read from the file
     const disks = [{ volume: disk, format: "qcow2" as const, backing: { path: path.join(lab.poolDir, base), format: "qcow2" as const } }];
-    const uefi = await attempt(domainProvider, { name, type: "qemu", firmware: "uefi", disks, networkInterfaces: [{ network: lab.network }] } as Partial<DomainInputs>);
+    const uefi = await attempt(domainProvider, {
+      name,
+      type: "qemu",
+      firmware: "uefi",
+      disks,
+      networkInterfaces: [{ network: lab.network }],
+    });
     assert.match(uefi.err?.message ?? "", new RegExp(`cannot adopt domain "${name}": firmware is "bios" on the host but "uefi" in the program`));
     assert.strictEqual(virsh(["domstate", name]), "running", "a refused adoption leaves the VM as it was");
 
     const { outs, err } = await attempt(domainProvider, {
-      name, type: "qemu", memory: "160MiB", shutdownTimeout: "10s", disks, networkInterfaces: [{ network: lab.network }],
-      cloudInit: { hostname: name }, waitForIp: { timeout: "120s", source: "lease" },
-    } as Partial<DomainInputs>);
+      name,
+      type: "qemu",
+      memory: "160MiB",
+      shutdownTimeout: "10s",
+      disks,
+      networkInterfaces: [{ network: lab.network }],
+      cloudInit: { hostname: name },
+      waitForIp: { timeout: "120s", source: "lease" },
+    });
     assert.ok(outs, err?.message);
     undo.push(() => domainProvider.delete(outs.uuid, outs));
     assert.strictEqual(outs.uuid, uuid, "the same domain");
@@ -137,9 +177,9 @@ describe("adopt", function () {
     virsh(["pool-define-as", name, "dir", "--target", dir]);
     virsh(["pool-build", name]);
     undo.push(() => virsh(["pool-undefine", name]));
-    const moved = await attempt(storagePoolProvider, { name, path: `${dir}-elsewhere` } as Partial<StoragePoolInputs>);
+    const moved = await attempt(storagePoolProvider, { name, path: `${dir}-elsewhere` });
     assert.match(moved.err?.message ?? "", new RegExp(`cannot adopt storage pool "${name}": path is "${dir}" on the host but "${dir}-elsewhere"`));
-    const { outs, err } = await attempt(storagePoolProvider, { name, path: dir } as Partial<StoragePoolInputs>);
+    const { outs, err } = await attempt(storagePoolProvider, { name, path: dir });
     assert.ok(outs, err?.message);
     undo.pop();
     assert.strictEqual(outs.state, "running");
@@ -151,14 +191,23 @@ describe("adopt", function () {
   it("Network: takes over a running network, adding the program's DHCP reservation in place", async () => {
     const name = `${tag}-net`;
     const xml = path.join(tmp, "net.xml");
-    fs.writeFileSync(xml, `<network><name>${name}</name><ip address="192.168.176.1" netmask="255.255.255.0"><dhcp><range start="192.168.176.100" end="192.168.176.199"/></dhcp></ip></network>`);
+    fs.writeFileSync(
+      xml,
+      `<network><name>${name}</name><ip address="192.168.176.1" netmask="255.255.255.0"><dhcp><range start="192.168.176.100" end="192.168.176.199"/></dhcp></ip></network>`,
+    );
     virsh(["net-define", xml]);
     virsh(["net-start", name]);
-    undo.push(() => virsh(["net-destroy", name]), () => virsh(["net-undefine", name]));
+    undo.push(
+      () => virsh(["net-destroy", name]),
+      () => virsh(["net-undefine", name]),
+    );
     const uuid = virsh(["net-uuid", name]);
     const { outs, err } = await attempt(networkProvider, {
-      name, mode: "isolated", addresses: ["192.168.176.1/24"], dhcp: { start: "192.168.176.100", end: "192.168.176.199", hosts: [{ mac: "52:54:00:ad:00:01", ip: "192.168.176.5" }] },
-    } as Partial<NetworkInputs>);
+      name,
+      mode: "isolated",
+      addresses: ["192.168.176.1/24"],
+      dhcp: { start: "192.168.176.100", end: "192.168.176.199", hosts: [{ mac: "52:54:00:ad:00:01", ip: "192.168.176.5" }] },
+    });
     assert.ok(outs, err?.message);
     undo.splice(-2);
     assert.strictEqual(outs.uuid, uuid);

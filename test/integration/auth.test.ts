@@ -38,7 +38,10 @@ describe("SSH authentication", function () {
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  for (const [type, bits] of [["rsa", "3072"], ["ecdsa", "256"]]) {
+  for (const [type, bits] of [
+    ["rsa", "3072"],
+    ["ecdsa", "256"],
+  ]) {
     it(`logs in with an ${type} key from a file`, async () => {
       const host = labHost(labEnv(), { privateKeyPath: keygen(type, bits) });
       assert.strictEqual(await pool.run(host, (lv) => lv.hostname()), os.hostname());

@@ -14,7 +14,6 @@ import { domainNames, leases, virsh, volumeNames } from "../support/virsh";
 import { diskOf } from "../support/disks";
 import { tempDir } from "../support/tmp";
 
-
 describe("Domain", function () {
   this.timeout(300_000);
   const tag = `dm${process.pid}`;
@@ -24,12 +23,16 @@ describe("Domain", function () {
   let volumesBefore: string[];
 
   const disk = async (name: string): Promise<VolumeOutputs> => {
-    const { outs } = await volumeProvider.create(await checked(volumeProvider, { host: labHost(labEnv()), name, baseImage: image.name, sourceFormat: image.format } as VolumeInputs));
+    const { outs } = await volumeProvider.create(
+      await checked(volumeProvider, { host: labHost(labEnv()), name, baseImage: image.name, sourceFormat: image.format } as VolumeInputs),
+    );
     volumes.push(outs);
     return outs;
   };
   const domain = async (news: Partial<DomainInputs>): Promise<DomainOutputs> => {
-    const { outs } = await domainProvider.create(await checked(domainProvider, { host: labHost(labEnv()), type: "qemu", memory: "256MiB", shutdownTimeout: "20s", ...news } as DomainInputs));
+    const { outs } = await domainProvider.create(
+      await checked(domainProvider, { host: labHost(labEnv()), type: "qemu", memory: "256MiB", shutdownTimeout: "20s", ...news } as DomainInputs),
+    );
     domains.push(outs);
     return outs;
   };
@@ -53,8 +56,13 @@ describe("Domain", function () {
     const lab = labEnv();
     const hostname = `${tag}-web`;
     const vol = await disk(`${tag}-web.qcow2`);
-    web = await domain({ name: `${tag}-web`, disks: [diskOf(vol)], networkInterfaces: [{ network: lab.network }],
-      cloudInit: { hostname, userData: "#cloud-config\n" }, waitForIp: { timeout: "120s", source: "lease" } });
+    web = await domain({
+      name: `${tag}-web`,
+      disks: [diskOf(vol)],
+      networkInterfaces: [{ network: lab.network }],
+      cloudInit: { hostname, userData: "#cloud-config\n" },
+      waitForIp: { timeout: "120s", source: "lease" },
+    });
     assert.match(web.ipAddress ?? "", /^192\.168\.150\.\d+$/);
     assert.strictEqual(web.state, "running");
     assert.strictEqual(web.interfaces.length, 1);
@@ -72,7 +80,7 @@ describe("Domain", function () {
   it("grows the disk of the running VM through its qemu (which holds the file's lock), and the guest's disk is that size at once", async () => {
     const vol = volumes.find((v) => v.name === `${tag}-web.qcow2`)!;
     const want = vol.capacityBytes + 64 * 1024 * 1024;
-    const news = await checked(volumeProvider, { ...vol, capacity: want } as VolumeInputs, vol);
+    const news = await checked(volumeProvider, { ...vol, capacity: want }, vol);
     const { outs } = await volumeProvider.update(vol.key, vol, news);
     volumes[volumes.indexOf(vol)] = outs;
     assert.strictEqual(outs.capacityBytes, want);
@@ -97,7 +105,10 @@ describe("Domain", function () {
     assert.deepStrictEqual([d.changes, d.replaces], [true, []]);
     const { outs } = await domainProvider.update(web.uuid, web, news);
     assert.strictEqual(outs.uuid, web.uuid);
-    assert.deepStrictEqual(outs.interfaces.map((i) => i.mac), web.interfaces.map((i) => i.mac));
+    assert.deepStrictEqual(
+      outs.interfaces.map((i) => i.mac),
+      web.interfaces.map((i) => i.mac),
+    );
     assert.strictEqual(outs.vcpu, 2);
     assert.strictEqual(outs.memory, 320);
     assert.strictEqual(outs.state, "running");
@@ -127,12 +138,18 @@ describe("Domain", function () {
   it("gives disks a boot order, cache, discard, serial and read-only, and changes them in place", async () => {
     const lab = labEnv();
     const os = await disk(`${tag}-opts.qcow2`);
-    const data = (await volumeProvider.create(await checked(volumeProvider, { host: labHost(lab), name: `${tag}-opts-data.qcow2`, capacity: "16MiB" } as VolumeInputs))).outs;
+    const data = (
+      await volumeProvider.create(await checked(volumeProvider, { host: labHost(lab), name: `${tag}-opts-data.qcow2`, capacity: "16MiB" } as VolumeInputs))
+    ).outs;
     volumes.push(data);
-    const vm = await domain({ name: `${tag}-opts`, running: false, disks: [
-      { ...diskOf(os), bootOrder: 2, cache: "none", discard: "unmap", serial: "os-1" },
-      { ...diskOf(data), bootOrder: 1, readonly: true, serial: "data-1" },
-    ] });
+    const vm = await domain({
+      name: `${tag}-opts`,
+      running: false,
+      disks: [
+        { ...diskOf(os), bootOrder: 2, cache: "none", discard: "unmap", serial: "os-1" },
+        { ...diskOf(data), bootOrder: 1, readonly: true, serial: "data-1" },
+      ],
+    });
     const disks = () => [...virsh(["dumpxml", "--inactive", vm.name]).matchAll(/<disk [\s\S]*?<\/disk>/g)].map((m) => m[0]);
     const [first, second] = disks();
     assert.match(first, /<driver name='qemu' type='qcow2' cache='none' discard='unmap'\/>/);
@@ -178,8 +195,16 @@ describe("Domain", function () {
   it("boots a kernel directly", async () => {
     const lab = labEnv();
     const vol = await disk(`${tag}-direct.qcow2`);
-    const d = await domain({ name: `${tag}-direct`, disks: [diskOf(vol)], kernel: lab.kernel, initrd: lab.initrd, cmdline: "console=ttyS0",
-      networkInterfaces: [{ network: lab.network }], cloudInit: { hostname: `${tag}-direct` }, waitForIp: { timeout: "120s" } });
+    const d = await domain({
+      name: `${tag}-direct`,
+      disks: [diskOf(vol)],
+      kernel: lab.kernel,
+      initrd: lab.initrd,
+      cmdline: "console=ttyS0",
+      networkInterfaces: [{ network: lab.network }],
+      cloudInit: { hostname: `${tag}-direct` },
+      waitForIp: { timeout: "120s" },
+    });
     assert.match(d.ipAddress ?? "", /^192\.168\.150\.\d+$/);
     assert.match(virsh(["dumpxml", d.name]), new RegExp(`<kernel>${lab.kernel}</kernel>`));
   });
@@ -187,10 +212,22 @@ describe("Domain", function () {
   it("keeps a domain that got no IP and reports it as created but failed to initialize", async () => {
     const lab = labEnv();
     const vol = await disk(`${tag}-nodhcp.qcow2`);
-    const inputs = await checked(domainProvider, { host: labHost(lab), type: "qemu", memory: "256MiB", shutdownTimeout: "20s", name: `${tag}-nodhcp`,
-      disks: [diskOf(vol)], networkInterfaces: [{ network: lab.networkNoDhcp }], waitForIp: { timeout: "15s", source: "lease" } } as DomainInputs);
+    const inputs = await checked(domainProvider, {
+      host: labHost(lab),
+      type: "qemu",
+      memory: "256MiB",
+      shutdownTimeout: "20s",
+      name: `${tag}-nodhcp`,
+      disks: [diskOf(vol)],
+      networkInterfaces: [{ network: lab.networkNoDhcp }],
+      waitForIp: { timeout: "15s", source: "lease" },
+    });
     let err: any;
-    try { await domainProvider.create(inputs); } catch (e) { err = e; }
+    try {
+      await domainProvider.create(inputs);
+    } catch (e) {
+      err = e;
+    }
     assert.ok(err, "create must fail");
     assert.match(err.message, /no ipv4 address within 15 s/);
     assert.ok(err.id && err.properties && Array.isArray(err.reasons), "id, properties and reasons for Pulumi");
@@ -203,7 +240,11 @@ describe("Domain", function () {
     const nodhcp = domains.find((d) => d.name === `${tag}-nodhcp`)!;
     const news = await checked(domainProvider, { ...nodhcp, vcpu: 2, waitForIp: { timeout: "10s", source: "lease" } }, nodhcp);
     let err: any;
-    try { await domainProvider.update(nodhcp.uuid, nodhcp, news); } catch (e) { err = e; }
+    try {
+      await domainProvider.update(nodhcp.uuid, nodhcp, news);
+    } catch (e) {
+      err = e;
+    }
     assert.ok(err, "the update must not report success without the address it was asked to wait for");
     assert.match(err.message, /no ipv4 address within 10 s/);
     assert.strictEqual(err.id, nodhcp.uuid, "Pulumi keeps tracking the domain");
@@ -238,7 +279,11 @@ describe("Domain", function () {
 
   it("keeps a raw disk raw, with no backing chain, after the guest wrote a qcow2 header naming a host file into it", async () => {
     const lab = labEnv();
-    const raw = (await volumeProvider.create(await checked(volumeProvider, { host: labHost(lab), name: `${tag}-raw.img`, capacity: "64MiB", format: "raw" } as VolumeInputs))).outs;
+    const raw = (
+      await volumeProvider.create(
+        await checked(volumeProvider, { host: labHost(lab), name: `${tag}-raw.img`, capacity: "64MiB", format: "raw" } as VolumeInputs),
+      )
+    ).outs;
     volumes.push(raw);
     const vm = await domain({ name: `${tag}-rawdisk`, disks: [{ volume: raw.name, format: raw.format }], running: false });
     // what a guest can do to its own disk: write a qcow2 header that names /etc/shadow
@@ -268,7 +313,8 @@ describe("Domain", function () {
     try {
       vm = await domain({ name: `${tag}-mem`, disks: [diskOf(vol)], cloudInit: { hostname: `${tag}-mem`, userData: "#cloud-config\n" }, running: false });
     } finally {
-      if (saved === undefined) delete process.env.TMPDIR; else process.env.TMPDIR = saved;
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
     }
     assert.ok(volumeNames(lab).includes(`${tag}-mem-seed.iso`));
     await domainProvider.delete(vm.uuid, vm);
@@ -279,8 +325,10 @@ describe("Domain", function () {
     const name = `${tag}-foreign`;
     const dir = tempDir("foreign-");
     const file = path.join(dir, "d.xml");
-    fs.writeFileSync(file, xml().ele("domain", { type: "qemu" }).ele("name").txt(name).up().ele("memory", { unit: "MiB" }).txt("64").up()
-      .ele("os").ele("type").txt("hvm").end());
+    fs.writeFileSync(
+      file,
+      xml().ele("domain", { type: "qemu" }).ele("name").txt(name).up().ele("memory", { unit: "MiB" }).txt("64").up().ele("os").ele("type").txt("hvm").end(),
+    );
     virsh(["define", file]);
     try {
       const uuid = virsh(["domuuid", name]);
@@ -304,6 +352,9 @@ describe("Domain", function () {
     await imageProvider.delete(image.key, image);
     assert.ok(!domainNames().some((n) => n.startsWith(tag)));
     assert.deepStrictEqual(volumeNames(lab), volumesBefore);
-    assert.deepStrictEqual(fs.readdirSync("/var/lib/libvirt/qemu/nvram").filter((f) => f.startsWith(tag)), []);
+    assert.deepStrictEqual(
+      fs.readdirSync("/var/lib/libvirt/qemu/nvram").filter((f) => f.startsWith(tag)),
+      [],
+    );
   });
 });

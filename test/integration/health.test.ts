@@ -35,7 +35,16 @@ describe("health", function () {
 
   const failing: [string, (t: string) => Partial<Parameters<typeof labHost>[1]>, string, RegExp][] = [
     ["a wrong port", () => ({ port: 1 }), "tcp", /ECONNREFUSED/],
-    ["an unknown host key", (t) => { const f = path.join(t, "empty"); fs.writeFileSync(f, ""); return { knownHostsPath: f }; }, "ssh-handshake", /host key is unknown/],
+    [
+      "an unknown host key",
+      (t) => {
+        const f = path.join(t, "empty");
+        fs.writeFileSync(f, "");
+        return { knownHostsPath: f };
+      },
+      "ssh-handshake",
+      /host key is unknown/,
+    ],
     ["a wrong socket", () => ({ socketPath: "/run/nowhere.sock" }), "libvirt-connect", /nowhere\.sock/],
   ];
   for (const [what, over, stage, msg] of failing) {
@@ -70,7 +79,11 @@ describe("health", function () {
       assert.strictEqual(p.handshakes(host), 1, "pool verdicts never dropped the connection");
       await p.closeAll();
     } finally {
-      try { virsh(["pool-destroy", name]); } catch { /* not running */ }
+      try {
+        virsh(["pool-destroy", name]);
+      } catch {
+        /* not running */
+      }
       virsh(["pool-undefine", name]);
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -83,8 +96,20 @@ describe("health", function () {
       proxy.mode = "blackhole";
       try {
         const kh = knownHostsFor(lab, [lab.port, proxy.port], tmp);
-        const r = await runCli(["health", "--host", `root@127.0.0.1:${lab.port}`, "--host", `root@127.0.0.1:${proxy.port}`,
-          "--identity", lab.key, "--known-hosts", kh, "--timeout", "3s", "--json"]);
+        const r = await runCli([
+          "health",
+          "--host",
+          `root@127.0.0.1:${lab.port}`,
+          "--host",
+          `root@127.0.0.1:${proxy.port}`,
+          "--identity",
+          lab.key,
+          "--known-hosts",
+          kh,
+          "--timeout",
+          "3s",
+          "--json",
+        ]);
         assert.strictEqual(r.code, 1, r.stderr);
         const out = JSON.parse(r.stdout);
         const [good, bad] = out.hosts;
@@ -114,8 +139,19 @@ describe("health", function () {
       const closed = await TcpProxy.start(lab.port);
       const closedPort = closed.port;
       await closed.close();
-      const r = await runCli(["health", "--host", `root@127.0.0.1:${lab.port}`, "--host", `root@127.0.0.1:${closedPort}`,
-        "--identity", lab.key, "--known-hosts", lab.knownHosts, "--network", lab.network]);
+      const r = await runCli([
+        "health",
+        "--host",
+        `root@127.0.0.1:${lab.port}`,
+        "--host",
+        `root@127.0.0.1:${closedPort}`,
+        "--identity",
+        lab.key,
+        "--known-hosts",
+        lab.knownHosts,
+        "--network",
+        lab.network,
+      ]);
       assert.strictEqual(r.code, 1, r.stdout + r.stderr);
       assert.match(r.stdout, /^HOST\s+STATUS\s+STAGE\s+LIBVIRT\s+HOSTNAME\s+POOL\s+FREE\s+NETWORK\s+LATENCY/);
       assert.match(r.stdout, new RegExp(`root@127\\.0\\.0\\.1:${lab.port}\\s+ok\\s.*${lab.network} \\(active\\)`));
@@ -140,7 +176,11 @@ describe("health", function () {
       const help = await runCli(["health", "--help"]);
       assert.strictEqual(help.code, 0);
       assert.strictEqual(help.stderr, "");
-      const optionCells = fs.readFileSync(path.join(repoRoot, "docs", "health.md"), "utf8").split("\n").filter((l) => l.startsWith("| `")).map((l) => l.split("|")[1]);
+      const optionCells = fs
+        .readFileSync(path.join(repoRoot, "docs", "health.md"), "utf8")
+        .split("\n")
+        .filter((l) => l.startsWith("| `"))
+        .map((l) => l.split("|")[1]);
       const documented = new Set(optionCells.flatMap((cell) => cell.match(/--[a-z-]+/g) ?? []));
       const offered = new Set([...help.stdout.matchAll(/^\s+(?:-\w, )?(--[a-z-]+)/gm)].map((m) => m[1]));
       offered.delete("--help");
@@ -152,8 +192,10 @@ describe("health", function () {
 
     it("starts with --watch --interval 12s alone (timeout derived)", async () => {
       const lab = labEnv();
-      const r = await runCli(["health", "--host", `root@127.0.0.1:${lab.port}`, "--identity", lab.key, "--known-hosts", lab.knownHosts,
-        "--watch", "--interval", "12s"], { untilStdout: /LATENCY[\s\S]*ms/ });
+      const r = await runCli(
+        ["health", "--host", `root@127.0.0.1:${lab.port}`, "--identity", lab.key, "--known-hosts", lab.knownHosts, "--watch", "--interval", "12s"],
+        { untilStdout: /LATENCY[\s\S]*ms/ },
+      );
       assert.match(r.stdout, /\bok\b/);
       assert.doesNotMatch(r.stderr, /usage/);
     });

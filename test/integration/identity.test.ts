@@ -8,7 +8,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { spawn } from "child_process";
 import { setLogSink } from "../../provider/log";
-import { domainProvider, DomainInputs } from "../../provider/resources/domain";
+import { domainProvider } from "../../provider/resources/domain";
 import { imageProvider, ImageInputs } from "../../provider/resources/image";
 import { networkProvider, NetworkInputs } from "../../provider/resources/network";
 import { clearLeftovers } from "../../provider/resources/rollback";
@@ -59,37 +59,63 @@ describe("identity: objects remade by someone else under the same name", functio
 
   const cases: Case[] = [
     {
-      kind: "Image", provider: imageProvider,
+      kind: "Image",
+      provider: imageProvider,
       inputs: () => ({ name: `${tag}-image`, source: { path: lab().image } }),
       // the same bytes, uploaded again by someone else
-      remake: (o) => { virsh(["vol-delete", ...vol(o.name)]); virsh(["vol-create-as", lab().pool, o.name, "64M", "--format", "qcow2"]); virsh(["vol-upload", ...vol(o.name), lab().image]); },
-      exists: (o) => volumeNames(lab()).includes(o.name), cleanup: (o) => virsh(["vol-delete", ...vol(o.name)]),
+      remake: (o) => {
+        virsh(["vol-delete", ...vol(o.name)]);
+        virsh(["vol-create-as", lab().pool, o.name, "64M", "--format", "qcow2"]);
+        virsh(["vol-upload", ...vol(o.name), lab().image]);
+      },
+      exists: (o) => volumeNames(lab()).includes(o.name),
+      cleanup: (o) => virsh(["vol-delete", ...vol(o.name)]),
     },
     {
-      kind: "qcow2 Volume", provider: volumeProvider,
+      kind: "qcow2 Volume",
+      provider: volumeProvider,
       inputs: () => ({ name: `${tag}-qcow2`, capacity: "16MiB" }),
       // the same format and size: only the identity in its header tells them apart
-      remake: (o) => { virsh(["vol-delete", ...vol(o.name)]); virsh(["vol-create-as", lab().pool, o.name, "16M", "--format", "qcow2"]); },
-      exists: (o) => volumeNames(lab()).includes(o.name), cleanup: (o) => virsh(["vol-delete", ...vol(o.name)]),
+      remake: (o) => {
+        virsh(["vol-delete", ...vol(o.name)]);
+        virsh(["vol-create-as", lab().pool, o.name, "16M", "--format", "qcow2"]);
+      },
+      exists: (o) => volumeNames(lab()).includes(o.name),
+      cleanup: (o) => virsh(["vol-delete", ...vol(o.name)]),
       change: () => ({ capacity: "32MiB" }),
     },
     {
-      kind: "raw Volume", provider: volumeProvider,
+      kind: "raw Volume",
+      provider: volumeProvider,
       inputs: () => ({ name: `${tag}-raw`, capacity: "16MiB", format: "raw" }),
       // a raw volume is known by its shape (docs/resources.md): this one has another size
-      remake: (o) => { virsh(["vol-delete", ...vol(o.name)]); virsh(["vol-create-as", lab().pool, o.name, "8M", "--format", "raw"]); },
-      exists: (o) => volumeNames(lab()).includes(o.name), cleanup: (o) => virsh(["vol-delete", ...vol(o.name)]),
+      remake: (o) => {
+        virsh(["vol-delete", ...vol(o.name)]);
+        virsh(["vol-create-as", lab().pool, o.name, "8M", "--format", "raw"]);
+      },
+      exists: (o) => volumeNames(lab()).includes(o.name),
+      cleanup: (o) => virsh(["vol-delete", ...vol(o.name)]),
     },
     {
-      kind: "StoragePool", provider: storagePoolProvider,
+      kind: "StoragePool",
+      provider: storagePoolProvider,
       inputs: () => ({ name: `${tag}-pool`, path: `/var/lib/libvirt/${tag}-pool` }),
       // inactive, as the issue found: an inactive pool used to have its directory deleted
-      remake: (o) => { virsh(["pool-destroy", o.name]); virsh(["pool-undefine", o.name]); virsh(["pool-define-as", o.name, "dir", "--target", o.path]); },
-      exists: (o) => poolNames().includes(o.name) && fs.existsSync(o.path), cleanup: (o) => { virsh(["pool-undefine", o.name]); fs.rmSync(o.path, { recursive: true, force: true }); },
+      remake: (o) => {
+        virsh(["pool-destroy", o.name]);
+        virsh(["pool-undefine", o.name]);
+        virsh(["pool-define-as", o.name, "dir", "--target", o.path]);
+      },
+      exists: (o) => poolNames().includes(o.name) && fs.existsSync(o.path),
+      cleanup: (o) => {
+        virsh(["pool-undefine", o.name]);
+        fs.rmSync(o.path, { recursive: true, force: true });
+      },
       change: () => ({ autostart: false }),
     },
     {
-      kind: "Network", provider: networkProvider,
+      kind: "Network",
+      provider: networkProvider,
       inputs: () => ({ name: `${tag}-net`, mode: "isolated", addresses: ["192.168.182.1/24"] }),
       remake: (o) => {
         virsh(["net-destroy", o.name]);
@@ -99,12 +125,24 @@ describe("identity: objects remade by someone else under the same name", functio
         virsh(["net-define", xml]);
         virsh(["net-start", o.name]);
       },
-      exists: (o) => networkNames().includes(o.name), cleanup: (o) => { virsh(["net-destroy", o.name]); virsh(["net-undefine", o.name]); },
+      exists: (o) => networkNames().includes(o.name),
+      cleanup: (o) => {
+        virsh(["net-destroy", o.name]);
+        virsh(["net-undefine", o.name]);
+      },
       change: (o) => ({ dhcp: undefined, autostart: !o.autostart }),
     },
     {
-      kind: "Domain (and its seed)", provider: domainProvider,
-      inputs: () => ({ name: `${tag}-vm`, type: "qemu", memory: "128MiB", running: false, disks: [{ volume: `${tag}-vm-disk`, format: "raw" }], cloudInit: { hostname: `${tag}-vm` } }),
+      kind: "Domain (and its seed)",
+      provider: domainProvider,
+      inputs: () => ({
+        name: `${tag}-vm`,
+        type: "qemu",
+        memory: "128MiB",
+        running: false,
+        disks: [{ volume: `${tag}-vm-disk`, format: "raw" }],
+        cloudInit: { hostname: `${tag}-vm` },
+      }),
       remake: (o) => {
         virsh(["undefine", o.name]);
         virsh(["vol-delete", ...vol(o.seedVolume)]);
@@ -114,7 +152,10 @@ describe("identity: objects remade by someone else under the same name", functio
         virsh(["define", xml]);
       },
       exists: (o) => domainNames().includes(o.name) && volumeNames(lab()).includes(o.seedVolume),
-      cleanup: (o) => { virsh(["undefine", o.name]); virsh(["vol-delete", ...vol(o.seedVolume)]); },
+      cleanup: (o) => {
+        virsh(["undefine", o.name]);
+        virsh(["vol-delete", ...vol(o.seedVolume)]);
+      },
     },
   ];
 
@@ -130,7 +171,10 @@ describe("identity: objects remade by someone else under the same name", functio
         assert.strictEqual((await c.provider.read(id, outs)).id, "", "read took over the other object");
         // a preview of the program after that refresh: the resource is new, and its name is taken
         const fresh = await c.provider.check(undefined, { host: host(), ...c.inputs() });
-        assert.ok(fresh.failures.some((f) => f.property === "name" && /already exists/.test(f.reason)), JSON.stringify(fresh.failures));
+        assert.ok(
+          fresh.failures.some((f) => f.property === "name" && /already exists/.test(f.reason)),
+          JSON.stringify(fresh.failures),
+        );
         if (c.change && c.provider.update) {
           const news = await checked(c.provider, { ...inputs, ...c.change(outs) }, outs);
           await assert.rejects(c.provider.update(id, outs, news), /not the one this stack made/);
@@ -148,7 +192,8 @@ describe("identity: objects remade by someone else under the same name", functio
   /** Runs a create in another process and kills it with SIGKILL once libvirt answered `rpc`. */
   async function killedCreate(kind: string, inputs: object, rpc: string, journal: string): Promise<void> {
     const child = spawn(process.execPath, [path.join(__dirname, "../support/create-child.js"), kind, JSON.stringify(inputs)], {
-      env: { ...process.env, PULUMI_KVM_LOG: "1", PULUMI_KVM_JOURNAL: journal }, stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, PULUMI_KVM_LOG: "1", PULUMI_KVM_JOURNAL: journal },
+      stdio: ["ignore", "pipe", "pipe"],
     });
     let err = "";
     let killed = false;
@@ -160,7 +205,9 @@ describe("identity: objects remade by someone else under the same name", functio
           child.kill("SIGKILL");
         }
       });
-      child.on("close", (code, signal) => (killed && signal === "SIGKILL" ? resolve() : reject(new Error(`the create ended (${code ?? signal}) before ${rpc}: ${err}`))));
+      child.on("close", (code, signal) =>
+        killed && signal === "SIGKILL" ? resolve() : reject(new Error(`the create ended (${code ?? signal}) before ${rpc}: ${err}`)),
+      );
     });
   }
 
@@ -182,7 +229,11 @@ describe("identity: objects remade by someone else under the same name", functio
       fs.writeFileSync(path.join(tmp, "other.xml"), `<network><name>${net.name}</name></network>`);
       virsh(["net-define", path.join(tmp, "other.xml")]);
       const taken = await networkProvider.check(undefined, net);
-      assert.deepStrictEqual(taken.failures.map((f) => f.property), ["name"], "preview counted someone else's network as our leftover");
+      assert.deepStrictEqual(
+        taken.failures.map((f) => f.property),
+        ["name"],
+        "preview counted someone else's network as our leftover",
+      );
       warnings.length = 0;
       await hostPool.run(net.host, (lv) => clearLeftovers(net.host, lv));
       assert.ok(networkNames().includes(net.name), "the next operation removed someone else's network");
@@ -212,17 +263,34 @@ describe("identity: objects remade by someone else under the same name", functio
   });
 
   it("a Volume made from an Image proves itself after qemu rewrote its header (a resize), and a VM can use it", async () => {
-    const img = (await imageProvider.create(await checked(imageProvider, { host: host(), name: `${tag}-base`, source: { path: lab().image } } as ImageInputs))).outs;
-    const disk = (await volumeProvider.create(await checked(volumeProvider, { host: host(), name: `${tag}-overlay`, baseImage: img.name, sourceFormat: img.format } as VolumeInputs))).outs;
+    const img = (await imageProvider.create(await checked(imageProvider, { host: host(), name: `${tag}-base`, source: { path: lab().image } } as ImageInputs)))
+      .outs;
+    const disk = (
+      await volumeProvider.create(
+        await checked(volumeProvider, { host: host(), name: `${tag}-overlay`, baseImage: img.name, sourceFormat: img.format } as VolumeInputs),
+      )
+    ).outs;
     try {
       assert.match(disk.identity?.marker ?? "", /^[0-9a-f-]{36}$/);
-      const grown = await checked(volumeProvider, { host: host(), name: disk.name, baseImage: img.name, sourceFormat: img.format, capacity: "128MiB" } as VolumeInputs, disk);
-      const { outs } = (await volumeProvider.update!(disk.key, disk, grown)) as { outs: typeof disk };
+      const grown = await checked(
+        volumeProvider,
+        { host: host(), name: disk.name, baseImage: img.name, sourceFormat: img.format, capacity: "128MiB" } as VolumeInputs,
+        disk,
+      );
+      const { outs } = await volumeProvider.update(disk.key, disk, grown);
       assert.strictEqual(outs.capacityBytes, 128 * 1024 * 1024);
       assert.strictEqual((await volumeProvider.read(outs.key, outs)).id, outs.key, "the identity survived qemu-img resize");
-      const vm = (await domainProvider.create(await checked(domainProvider, {
-        host: host(), name: `${tag}-user`, type: "qemu", memory: "128MiB", disks: [{ volume: outs.name, format: "qcow2", backing: outs.backing }],
-      } as DomainInputs))).outs;
+      const vm = (
+        await domainProvider.create(
+          await checked(domainProvider, {
+            host: host(),
+            name: `${tag}-user`,
+            type: "qemu",
+            memory: "128MiB",
+            disks: [{ volume: outs.name, format: "qcow2", backing: outs.backing }],
+          }),
+        )
+      ).outs;
       await domainProvider.delete(vm.uuid, vm);
       await volumeProvider.delete(outs.key, outs);
       assert.ok(!volumeNames(lab()).includes(disk.name));

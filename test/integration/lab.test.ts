@@ -21,7 +21,14 @@ describe("lab", function () {
     const wrong = path.join(tempDir("kh-"), "known_hosts");
     // a different ed25519 key for the same host:port must be refused
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", wrong + ".key"]);
-    fs.writeFileSync(wrong, `[${lab.host}]:${lab.port} ${fs.readFileSync(wrong + ".key.pub", "utf8").split(" ").slice(0, 2).join(" ")}\n`);
+    fs.writeFileSync(
+      wrong,
+      `[${lab.host}]:${lab.port} ${fs
+        .readFileSync(wrong + ".key.pub", "utf8")
+        .split(" ")
+        .slice(0, 2)
+        .join(" ")}\n`,
+    );
     assert.throws(() => virsh(["hostname"], sshUri(lab, wrong)), /HOST KEY VERIFICATION FAILED/);
   });
 
@@ -52,19 +59,55 @@ describe("lab", function () {
       virsh(["vol-create-as", lab.pool, `${name}.qcow2`, "128M", "--format", "qcow2", "--backing-vol", basePath, "--backing-vol-format", "qcow2"]);
       upload(`${name}-seed.iso`, iso, "raw");
       const vol = (v: string) => virsh(["vol-path", "--pool", lab.pool, v]);
-      const xml = create({ version: "1.0" }).ele("domain", { type: "qemu" })
-        .ele("name").txt(name).up()
-        .ele("memory", { unit: "MiB" }).txt("256").up()
-        .ele("vcpu").txt("1").up()
-        .ele("os").ele("type", { arch: "x86_64", machine: "pc" }).txt("hvm").up().ele("boot", { dev: "hd" }).up().up()
-        .ele("features").ele("acpi").up().up()
+      const xml = create({ version: "1.0" })
+        .ele("domain", { type: "qemu" })
+        .ele("name")
+        .txt(name)
+        .up()
+        .ele("memory", { unit: "MiB" })
+        .txt("256")
+        .up()
+        .ele("vcpu")
+        .txt("1")
+        .up()
+        .ele("os")
+        .ele("type", { arch: "x86_64", machine: "pc" })
+        .txt("hvm")
+        .up()
+        .ele("boot", { dev: "hd" })
+        .up()
+        .up()
+        .ele("features")
+        .ele("acpi")
+        .up()
+        .up()
         .ele("devices")
-          .ele("disk", { type: "file", device: "disk" }).ele("driver", { name: "qemu", type: "qcow2" }).up()
-            .ele("source", { file: vol(`${name}.qcow2`) }).up().ele("target", { dev: "vda", bus: "virtio" }).up().up()
-          .ele("disk", { type: "file", device: "cdrom" }).ele("driver", { name: "qemu", type: "raw" }).up()
-            .ele("source", { file: vol(`${name}-seed.iso`) }).up().ele("target", { dev: "hdc", bus: "ide" }).up().ele("readonly").up().up()
-          .ele("interface", { type: "network" }).ele("source", { network: lab.network }).up().ele("model", { type: "virtio" }).up().up()
-        .up().end();
+        .ele("disk", { type: "file", device: "disk" })
+        .ele("driver", { name: "qemu", type: "qcow2" })
+        .up()
+        .ele("source", { file: vol(`${name}.qcow2`) })
+        .up()
+        .ele("target", { dev: "vda", bus: "virtio" })
+        .up()
+        .up()
+        .ele("disk", { type: "file", device: "cdrom" })
+        .ele("driver", { name: "qemu", type: "raw" })
+        .up()
+        .ele("source", { file: vol(`${name}-seed.iso`) })
+        .up()
+        .ele("target", { dev: "hdc", bus: "ide" })
+        .up()
+        .ele("readonly")
+        .up()
+        .up()
+        .ele("interface", { type: "network" })
+        .ele("source", { network: lab.network })
+        .up()
+        .ele("model", { type: "virtio" })
+        .up()
+        .up()
+        .up()
+        .end();
       const xmlFile = path.join(dir, "domain.xml");
       fs.writeFileSync(xmlFile, xml);
       virsh(["define", xmlFile]);
@@ -78,10 +121,22 @@ describe("lab", function () {
       assert.ok(lease, `no DHCP lease with hostname ${hostname} on ${lab.network} within 90 s`);
       assert.match(lease.ip, /^\d+\.\d+\.\d+\.\d+$/);
     } finally {
-      try { virsh(["destroy", name]); } catch { /* not running */ }
-      try { virsh(["undefine", name]); } catch { /* not defined */ }
+      try {
+        virsh(["destroy", name]);
+      } catch {
+        /* not running */
+      }
+      try {
+        virsh(["undefine", name]);
+      } catch {
+        /* not defined */
+      }
       for (const v of [`${name}.qcow2`, `${name}-seed.iso`, `${name}-base.qcow2`]) {
-        try { virsh(["vol-delete", "--pool", lab.pool, v]); } catch { /* not created */ }
+        try {
+          virsh(["vol-delete", "--pool", lab.pool, v]);
+        } catch {
+          /* not created */
+        }
       }
       fs.rmSync(dir, { recursive: true, force: true });
     }

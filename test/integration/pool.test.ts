@@ -33,7 +33,11 @@ describe("SSH dialing and the host pool", function () {
   this.timeout(120_000);
   const tmp = tempDir("pool-");
   const pools: HostPool[] = [];
-  const newPool = () => { const p = new HostPool(); pools.push(p); return p; };
+  const newPool = () => {
+    const p = new HostPool();
+    pools.push(p);
+    return p;
+  };
   after(async () => {
     for (const p of pools) await p.closeAll();
     fs.rmSync(tmp, { recursive: true, force: true });
@@ -41,26 +45,70 @@ describe("SSH dialing and the host pool", function () {
 
   describe("each dial stage fails with its stage and a useful message", () => {
     const cases: [string, () => Promise<Parameters<HostPool["run"]>[0]>, DialStage, RegExp, string][] = [
-      ["no key file", async () => labHost(labEnv(), { privateKeyPath: path.join(tmp, "missing-key") }), "ssh-material", /missing-key does not exist/, "transient"],
-      ["a key that does not parse", async () => {
-        const f = path.join(tmp, "bad-key"); fs.writeFileSync(f, "-----BEGIN OPENSSH PRIVATE KEY-----\nnot a key\n");
-        return labHost(labEnv(), { privateKeyPath: f });
-      }, "ssh-material", /not a private key/, "permanent"],
+      [
+        "no key file",
+        async () => labHost(labEnv(), { privateKeyPath: path.join(tmp, "missing-key") }),
+        "ssh-material",
+        /missing-key does not exist/,
+        "transient",
+      ],
+      [
+        "a key that does not parse",
+        async () => {
+          const f = path.join(tmp, "bad-key");
+          fs.writeFileSync(f, "-----BEGIN OPENSSH PRIVATE KEY-----\nnot a key\n");
+          return labHost(labEnv(), { privateKeyPath: f });
+        },
+        "ssh-material",
+        /not a private key/,
+        "permanent",
+      ],
       ["a wrong port", async () => labHost(labEnv(), { port: 1 }), "tcp", /ECONNREFUSED.*is sshd running/s, "unreachable"],
-      ["an unknown host key", async () => {
-        const f = path.join(tmp, "kh-empty"); fs.writeFileSync(f, "");
-        return labHost(labEnv(), { knownHostsPath: f });
-      }, "ssh-handshake", /host key is unknown.*SHA256:.*add this line.*\[127\.0\.0\.1\]:\d+ ssh-ed25519 AAAA/s, "permanent"],
-      ["a changed host key", async () => {
-        const f = path.join(tmp, "kh-changed");
-        execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", f + ".key"]);
-        const lab = labEnv();
-        fs.writeFileSync(f, `[127.0.0.1]:${lab.port} ${fs.readFileSync(f + ".key.pub", "utf8").split(" ").slice(0, 2).join(" ")}\n`);
-        return labHost(lab, { knownHostsPath: f });
-      }, "ssh-handshake", /HOST KEY CHANGED/, "permanent"],
-      ["a wrong user", async () => labHost(labEnv(), { user: "nosuchuser" }), "ssh-handshake", /did not accept .* for user nosuchuser.*authorized_keys/s, "permanent"],
-      ["a wrong socket path", async () => labHost(labEnv(), { socketPath: "/run/nonexistent/libvirt-sock" }), "libvirt-connect",
-        /nonexistent\/libvirt-sock.*libvirtd runs on the host/s, "unreachable"],
+      [
+        "an unknown host key",
+        async () => {
+          const f = path.join(tmp, "kh-empty");
+          fs.writeFileSync(f, "");
+          return labHost(labEnv(), { knownHostsPath: f });
+        },
+        "ssh-handshake",
+        /host key is unknown.*SHA256:.*add this line.*\[127\.0\.0\.1\]:\d+ ssh-ed25519 AAAA/s,
+        "permanent",
+      ],
+      [
+        "a changed host key",
+        async () => {
+          const f = path.join(tmp, "kh-changed");
+          execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", f + ".key"]);
+          const lab = labEnv();
+          fs.writeFileSync(
+            f,
+            `[127.0.0.1]:${lab.port} ${fs
+              .readFileSync(f + ".key.pub", "utf8")
+              .split(" ")
+              .slice(0, 2)
+              .join(" ")}\n`,
+          );
+          return labHost(lab, { knownHostsPath: f });
+        },
+        "ssh-handshake",
+        /HOST KEY CHANGED/,
+        "permanent",
+      ],
+      [
+        "a wrong user",
+        async () => labHost(labEnv(), { user: "nosuchuser" }),
+        "ssh-handshake",
+        /did not accept .* for user nosuchuser.*authorized_keys/s,
+        "permanent",
+      ],
+      [
+        "a wrong socket path",
+        async () => labHost(labEnv(), { socketPath: "/run/nonexistent/libvirt-sock" }),
+        "libvirt-connect",
+        /nonexistent\/libvirt-sock.*libvirtd runs on the host/s,
+        "unreachable",
+      ],
     ];
     for (const [what, host, stage, message, errorClass] of cases) {
       it(what, async () => {
@@ -154,13 +202,30 @@ describe("SSH dialing and the host pool", function () {
     fs.writeFileSync(file, crypto.randomBytes(256 * MiB));
     const want = crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex");
     const name = `pool-probe-${process.pid}.raw`;
-    const xml = create().ele("volume").ele("name").txt(name).up().ele("capacity").txt(String(256 * MiB)).up()
-      .ele("target").ele("format", { type: "raw" }).end();
+    const xml = create()
+      .ele("volume")
+      .ele("name")
+      .txt(name)
+      .up()
+      .ele("capacity")
+      .txt(String(256 * MiB))
+      .up()
+      .ele("target")
+      .ele("format", { type: "raw" })
+      .end();
     const vol = await pool.run(host, async (lv) => lv.createVolume(await lv.lookupPool(lab.pool), xml), { mutating: true });
     try {
       const upload = pool.run(host, (lv) => lv.uploadVolume(vol, fileChunks(file, { sparse: false })), { mutating: true });
       await new Promise((r) => setTimeout(r, 300)); // the upload is streaming
-      const probe = (timeout: number) => pool.probe(host, async (lv) => { await lv.libVersion(); return lv.lookupPool(lab.pool); }, timeout);
+      const probe = (timeout: number) =>
+        pool.probe(
+          host,
+          async (lv) => {
+            await lv.libVersion();
+            return lv.lookupPool(lab.pool);
+          },
+          timeout,
+        );
       await assert.rejects(probe(5), (e: unknown) => e instanceof KvmError && e.errorClass === "timeout" && /within 5 ms/.test(e.message));
       const started = Date.now();
       await assert.rejects(probe(5000), (e: unknown) => e instanceof KvmError && /probe busy/.test(e.message));
@@ -168,7 +233,9 @@ describe("SSH dialing and the host pool", function () {
       const progress = await upload;
       assert.strictEqual(progress.sent, 256 * MiB);
       const h = crypto.createHash("sha256");
-      await pool.run(host, async (lv) => { for await (const c of lv.downloadVolume(vol)) h.update(c); });
+      await pool.run(host, async (lv) => {
+        for await (const c of lv.downloadVolume(vol)) h.update(c);
+      });
       assert.strictEqual(h.digest("hex"), want);
       assert.strictEqual(pool.handshakes(host), 1, "the link was never cut");
       assert.ok((await probe(5000)).name === lab.pool, "a probe after the upload works");
@@ -202,10 +269,21 @@ describe("SSH dialing and the host pool", function () {
   it("reaches a ~/.ssh/config alias through a ProxyJump hop", async () => {
     const lab = labEnv();
     const cfg = path.join(tmp, "ssh_config");
-    fs.writeFileSync(cfg, [
-      "Host labjump", "  HostName 127.0.0.1", `  Port ${lab.port2}`, "  User root",
-      "Host labvm", "  HostName 127.0.0.1", `  Port ${lab.port}`, "  User root", `  IdentityFile ${lab.key}`, "  ProxyJump labjump",
-    ].join("\n"));
+    fs.writeFileSync(
+      cfg,
+      [
+        "Host labjump",
+        "  HostName 127.0.0.1",
+        `  Port ${lab.port2}`,
+        "  User root",
+        "Host labvm",
+        "  HostName 127.0.0.1",
+        `  Port ${lab.port}`,
+        "  User root",
+        `  IdentityFile ${lab.key}`,
+        "  ProxyJump labjump",
+      ].join("\n"),
+    );
     const before = acceptedLogins(lab.sshdLog2);
     const pool = newPool();
     const host = { address: "labvm", sshConfigPath: cfg, knownHostsPath: lab.knownHosts };

@@ -42,7 +42,9 @@ describe("StoragePool and Network", function () {
     return outs;
   };
   const makeDomain = async (news: Partial<DomainInputs>): Promise<DomainOutputs> => {
-    const { outs } = await domainProvider.create(await checked(domainProvider, { host: host(), type: "qemu", memory: "128MiB", shutdownTimeout: "10s", ...news } as DomainInputs));
+    const { outs } = await domainProvider.create(
+      await checked(domainProvider, { host: host(), type: "qemu", memory: "128MiB", shutdownTimeout: "10s", ...news } as DomainInputs),
+    );
     cleanup.push(() => domainProvider.delete(outs.uuid, outs));
     return outs;
   };
@@ -63,7 +65,7 @@ describe("StoragePool and Network", function () {
     });
 
     it("turns autostart off in place, and sees a pool stopped outside Pulumi on read", async () => {
-      const news = await checked(storagePoolProvider, { ...pool, autostart: false } as StoragePoolInputs, pool);
+      const news = await checked(storagePoolProvider, { ...pool, autostart: false }, pool);
       assert.deepStrictEqual(await storagePoolProvider.diff(pool.uuid, pool, news), { changes: true, replaces: [], deleteBeforeReplace: false });
       pool = (await storagePoolProvider.update(pool.uuid, pool, news)).outs;
       assert.match(virsh(["pool-info", pool.name]), /Autostart:\s+no/);
@@ -84,8 +86,10 @@ describe("StoragePool and Network", function () {
 
     it("takes Images and Volumes, makes full copies with progress, and refuses to go while they remain, naming them", async () => {
       const lab = labEnv();
-      const { outs: image } = await imageProvider.create(await checked(imageProvider, { host: host(), pool: pool.name, name: `${tag}-image`, source: { path: lab.image } } as ImageInputs));
-      cleanup.push(() => imageProvider.delete(image.key, image as ImageOutputs));
+      const { outs: image } = await imageProvider.create(
+        await checked(imageProvider, { host: host(), pool: pool.name, name: `${tag}-image`, source: { path: lab.image } }),
+      );
+      cleanup.push(() => imageProvider.delete(image.key, image));
       assert.ok(image.path.startsWith(`${dir}/`));
       // a raw volume of random data (a few seconds of work for the host), copied into qcow2
       const size = 1536 * MiB;
@@ -111,7 +115,11 @@ describe("StoragePool and Network", function () {
       assert.match(progress[progress.length - 1], / 100% /, "the last line says it is done");
 
       let err: Error | undefined;
-      try { await storagePoolProvider.delete(pool.uuid, pool); } catch (e) { err = e as Error; }
+      try {
+        await storagePoolProvider.delete(pool.uuid, pool);
+      } catch (e) {
+        err = e as Error;
+      }
       assert.match(err?.message ?? "", new RegExp(`still holds 3 volume\\(s\\): .*${tag}-big.*Delete those volumes first`));
       assert.ok(poolNames().includes(pool.name), "the pool stays");
     });
@@ -133,7 +141,10 @@ describe("StoragePool and Network", function () {
 
     it("defines, starts and autostarts an isolated network with DHCP and a reservation; libvirt names its bridge", async () => {
       net = await makeNetwork({
-        resourceName: `${tag}-net`, mode: "isolated", addresses: [`${subnet}.1/24`], domain: `${tag}.internal`,
+        resourceName: `${tag}-net`,
+        mode: "isolated",
+        addresses: [`${subnet}.1/24`],
+        domain: `${tag}.internal`,
         dhcp: { start: `${subnet}.100`, end: `${subnet}.199`, hosts: [{ mac: "52:54:00:AA:00:01", ip: `${subnet}.11` }] },
       });
       assert.strictEqual(net.active, true);
@@ -142,20 +153,48 @@ describe("StoragePool and Network", function () {
       const xml = virsh(["net-dumpxml", net.name]);
       assert.match(xml, /<domain name='pn\d+\.internal'\/>/);
       assert.match(xml, new RegExp(`<host mac='52:54:00:aa:00:01' ip='${subnet}.11'/>`), "MACs as libvirt writes them");
-      const same = await checked(networkProvider, { host: host(), resourceName: `${tag}-net`, mode: "isolated", addresses: [`${subnet}.1/24`], domain: `${tag}.internal`,
-        dhcp: { start: `${subnet}.100`, end: `${subnet}.199`, hosts: [{ mac: "52:54:00:aa:00:01", ip: `${subnet}.11` }] } } as NetworkInputs, net);
+      const same = await checked(
+        networkProvider,
+        {
+          host: host(),
+          resourceName: `${tag}-net`,
+          mode: "isolated",
+          addresses: [`${subnet}.1/24`],
+          domain: `${tag}.internal`,
+          dhcp: { start: `${subnet}.100`, end: `${subnet}.199`, hosts: [{ mac: "52:54:00:aa:00:01", ip: `${subnet}.11` }] },
+        } as NetworkInputs,
+        net,
+      );
       assert.strictEqual((await networkProvider.diff(net.uuid, net, same)).changes, false, "libvirt's bridge name is no diff");
     });
 
     it("changes reservations in place, live; a new range or address replaces", async () => {
-      const news = await checked(networkProvider, { ...net, bridge: undefined, dhcp: { ...net.dhcp!, hosts: [{ mac: "52:54:00:aa:00:01", ip: `${subnet}.12`, name: "one" }, { mac: "52:54:00:aa:00:02", ip: `${subnet}.13` }] } } as NetworkInputs, net);
+      const news = await checked(
+        networkProvider,
+        {
+          ...net,
+          bridge: undefined,
+          dhcp: {
+            ...net.dhcp!,
+            hosts: [
+              { mac: "52:54:00:aa:00:01", ip: `${subnet}.12`, name: "one" },
+              { mac: "52:54:00:aa:00:02", ip: `${subnet}.13` },
+            ],
+          },
+        },
+        net,
+      );
       assert.deepStrictEqual(await networkProvider.diff(net.uuid, net, news), { changes: true, replaces: [], deleteBeforeReplace: false });
       net = (await networkProvider.update(net.uuid, net, news)).outs;
       const xml = virsh(["net-dumpxml", net.name]);
       assert.match(xml, new RegExp(`<host mac='52:54:00:aa:00:01' name='one' ip='${subnet}.12'/>`));
       assert.match(xml, new RegExp(`<host mac='52:54:00:aa:00:02' ip='${subnet}.13'/>`));
       assert.match(virsh(["net-dumpxml", "--inactive", net.name]), new RegExp(`ip='${subnet}.13'`), "in the persistent definition too");
-      assert.match(fs.readFileSync(`/var/lib/libvirt/dnsmasq/${net.name}.hostsfile`, "utf8"), new RegExp(`52:54:00:aa:00:02,${subnet}.13`), "and live in dnsmasq");
+      assert.match(
+        fs.readFileSync(`/var/lib/libvirt/dnsmasq/${net.name}.hostsfile`, "utf8"),
+        new RegExp(`52:54:00:aa:00:02,${subnet}.13`),
+        "and live in dnsmasq",
+      );
       assert.deepStrictEqual((await networkProvider.diff(net.uuid, net, { ...news, dhcp: { ...news.dhcp!, end: `${subnet}.150` } })).replaces, ["dhcp"]);
       assert.deepStrictEqual((await networkProvider.diff(net.uuid, net, { ...news, addresses: ["192.168.175.1/24"] })).replaces, ["addresses"]);
     });
@@ -169,18 +208,27 @@ describe("StoragePool and Network", function () {
     it("shows a reservation removed outside Pulumi on read", async () => {
       virsh(["net-update", net.name, "delete", "ip-dhcp-host", "<host mac='52:54:00:aa:00:02'/>", "--live", "--config"]);
       const { props } = await networkProvider.read(net.uuid, net);
-      assert.deepStrictEqual(props.dhcp!.hosts!.map((h) => h.mac), ["52:54:00:aa:00:01"]);
+      assert.deepStrictEqual(
+        props.dhcp!.hosts!.map((h) => h.mac),
+        ["52:54:00:aa:00:01"],
+      );
       assert.strictEqual((await networkProvider.diff(net.uuid, props, net)).changes, true, "the next up puts it back");
     });
 
     it("refuses to go while a VM on it runs, naming the VM (the e2e shows a VM leased on such a network)", async () => {
       const lab = labEnv();
-      const { outs: image } = await imageProvider.create(await checked(imageProvider, { host: host(), name: `${tag}-base`, source: { path: lab.image } } as ImageInputs));
+      const { outs: image } = await imageProvider.create(
+        await checked(imageProvider, { host: host(), name: `${tag}-base`, source: { path: lab.image } } as ImageInputs),
+      );
       cleanup.push(() => imageProvider.delete(image.key, image));
       const overlay = await makeVolume({ name: `${tag}-boot.qcow2`, baseImage: image.name, sourceFormat: image.format });
       const vm = await makeDomain({ name: `${tag}-vm`, disks: [diskOf(overlay)], networkInterfaces: [{ network: net.name }] });
       let err: Error | undefined;
-      try { await networkProvider.delete(net.uuid, net); } catch (e) { err = e as Error; }
+      try {
+        await networkProvider.delete(net.uuid, net);
+      } catch (e) {
+        err = e as Error;
+      }
       assert.match(err?.message ?? "", new RegExp(`network "${net.name}" is used by running domain ${vm.name}`));
       assert.ok(networkNames().includes(net.name));
       await domainProvider.delete(vm.uuid, vm);
@@ -189,7 +237,10 @@ describe("StoragePool and Network", function () {
     });
   });
 
-  for (const [mode, third] of [["nat", 177], ["route", 178]] as const) {
+  for (const [mode, third] of [
+    ["nat", 177],
+    ["route", 178],
+  ] as const) {
     it(`Network in ${mode} mode: forwarding set up by libvirt (inside the lab's namespace), torn down on delete`, async () => {
       const n = await makeNetwork({ resourceName: `${tag}-${mode}`, mode, addresses: [`192.168.${third}.1/24`] });
       assert.strictEqual(n.active, true);
@@ -215,7 +266,9 @@ describe("StoragePool and Network", function () {
   describe("bridge and direct NICs", () => {
     let image: ImageOutputs;
     before(async () => {
-      image = (await imageProvider.create(await checked(imageProvider, { host: host(), name: `${tag}-nic-base`, source: { path: labEnv().image } } as ImageInputs))).outs;
+      image = (
+        await imageProvider.create(await checked(imageProvider, { host: host(), name: `${tag}-nic-base`, source: { path: labEnv().image } } as ImageInputs))
+      ).outs;
       cleanup.push(() => imageProvider.delete(image.key, image));
     });
 
@@ -241,14 +294,26 @@ describe("StoragePool and Network", function () {
       assert.ok(!domainNames().includes(vm.name));
     });
 
-    it("boots a VM on a bridge NIC, and waits for its address from the host's ARP table (source \"arp\") as libvirt reads it, or says why libvirt cannot", async () => {
+    it('boots a VM on a bridge NIC, and waits for its address from the host\'s ARP table (source "arp") as libvirt reads it, or says why libvirt cannot', async () => {
       const lab = labEnv();
       const overlay = await makeVolume({ name: `${tag}-bridge.qcow2`, baseImage: image.name, sourceFormat: image.format });
-      const inputs = await checked(domainProvider, { host: host(), name: `${tag}-bridge`, type: "qemu", memory: "128MiB", shutdownTimeout: "10s",
-        disks: [diskOf(overlay)], networkInterfaces: [{ bridge: lab.bridge }], waitForIp: { timeout: "90s", source: "arp" } } as DomainInputs);
+      const inputs = await checked(domainProvider, {
+        host: host(),
+        name: `${tag}-bridge`,
+        type: "qemu",
+        memory: "128MiB",
+        shutdownTimeout: "10s",
+        disks: [diskOf(overlay)],
+        networkInterfaces: [{ bridge: lab.bridge }],
+        waitForIp: { timeout: "90s", source: "arp" },
+      });
       let vm: DomainOutputs | undefined;
       let err: (Error & { properties?: DomainOutputs }) | undefined;
-      try { vm = (await domainProvider.create(inputs)).outs; } catch (e) { err = e as Error & { properties?: DomainOutputs }; }
+      try {
+        vm = (await domainProvider.create(inputs)).outs;
+      } catch (e) {
+        err = e as Error & { properties?: DomainOutputs };
+      }
       const outs = vm ?? err?.properties;
       assert.ok(outs, `the VM exists either way: ${err?.message}`);
       cleanup.push(() => domainProvider.delete(outs.uuid, outs));
@@ -258,9 +323,19 @@ describe("StoragePool and Network", function () {
       assert.match(await leaseOf(outs.interfaces[0].mac), /^192\.168\.150\.1\d\d$/);
       // libvirt's own reading of the ARP table, through the system's virsh, is the witness
       let witness: string;
-      try { witness = virsh(["domifaddr", outs.name, "--source", "arp"]); } catch (e) { witness = String((e as { stderr?: string }).stderr ?? e); }
+      try {
+        witness = virsh(["domifaddr", outs.name, "--source", "arp"]);
+      } catch (e) {
+        witness = String((e as { stderr?: string }).stderr ?? e);
+      }
       if (/nlmsg/.test(witness)) {
-        assert.match(err?.message ?? "", new RegExp(`root@127\\.0\\.0\\.1:${lab.port}: waitForIp\\.source: domain ${outs.name}: libvirt cannot read the host's ARP table \\(internal error: wrong nlmsg len.*source "agent" with qemuAgent: true`, "s"));
+        assert.match(
+          err?.message ?? "",
+          new RegExp(
+            `root@127\\.0\\.0\\.1:${lab.port}: waitForIp\\.source: domain ${outs.name}: libvirt cannot read the host's ARP table \\(internal error: wrong nlmsg len.*source "agent" with qemuAgent: true`,
+            "s",
+          ),
+        );
         assert.strictEqual(outs.state, "running", "the VM is kept and recorded (created but failed to initialize)");
         console.log(`      this host's libvirt cannot read ARP (virsh: ${witness.trim()}); the error names it and the fix`);
       } else {

@@ -23,7 +23,10 @@ describe("the identity in a qcow2 header", () => {
   const dir = tempDir("marker-");
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  for (const [what, extra] of [["a v3 image", []], ["a v2 (compat 0.10) image", ["-o", "compat=0.10"]]] as const) {
+  for (const [what, extra] of [
+    ["a v3 image", []],
+    ["a v2 (compat 0.10) image", ["-o", "compat=0.10"]],
+  ] as const) {
     it(`is written into ${what} with and without a backing file, which stays valid and keeps it through qemu's own header rewrites`, () => {
       const base = path.join(dir, `base-${extra.length}.raw`);
       fs.writeFileSync(base, crypto.randomBytes(1024 * 1024));

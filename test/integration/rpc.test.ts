@@ -53,8 +53,7 @@ describe("RPC client", function () {
 
   async function rawVolume(name: string, bytes: number): Promise<VolumeRef> {
     const { create } = await import("xmlbuilder2");
-    const xml = create().ele("volume").ele("name").txt(name).up().ele("capacity").txt(String(bytes)).up()
-      .ele("target").ele("format", { type: "raw" }).end();
+    const xml = create().ele("volume").ele("name").txt(name).up().ele("capacity").txt(String(bytes)).up().ele("target").ele("format", { type: "raw" }).end();
     const v = await lv.createVolume(pool, xml);
     made.push(v);
     return v;
@@ -87,9 +86,15 @@ describe("RPC client", function () {
   it("answers 200 concurrent calls on one connection, each with its own result", async () => {
     const calls = Array.from({ length: 200 }, (_, i) => {
       switch (i % 3) {
-        case 0: return lv.lookupVolume(pool, `missing-${i}`).then(() => "found?", (e: Error) => e.message);
-        case 1: return lv.lookupPool(pool.name).then((p) => p.name);
-        default: return lv.hostname();
+        case 0:
+          return lv.lookupVolume(pool, `missing-${i}`).then(
+            () => "found?",
+            (e: Error) => e.message,
+          );
+        case 1:
+          return lv.lookupPool(pool.name).then((p) => p.name);
+        default:
+          return lv.hostname();
       }
     });
     const results = await Promise.all(calls);
@@ -108,7 +113,10 @@ describe("RPC client", function () {
     const kept = Array.from({ length: 20 }, () => lv.lookupPool(pool.name));
     ac.abort(new Error("test abort"));
     for (const d of doomed) await assert.rejects(d, RpcAbortError);
-    assert.deepStrictEqual((await Promise.all(kept)).map((p) => p.name), Array(20).fill(pool.name));
+    assert.deepStrictEqual(
+      (await Promise.all(kept)).map((p) => p.name),
+      Array(20).fill(pool.name),
+    );
     assert.ok(!client.closed);
     // libvirtd's limit: 5 were sent (their late replies are dropped), 15 waited here and never left
     assert.strictEqual(client.stats.repliesDropped - dropped, client.maxRequests, "late replies are dropped");
@@ -143,10 +151,14 @@ describe("RPC client", function () {
 
   it("surfaces a daemon error in the middle of an upload as an error, not a hang", async () => {
     const vol = await rawVolume(`rpc-small-${process.pid}.raw`, MiB);
-    async function* tooMuch() { for (let i = 0; i < 256; i++) yield { data: Buffer.alloc(MiB, 1) }; }
+    async function* tooMuch() {
+      for (let i = 0; i < 256; i++) yield { data: Buffer.alloc(MiB, 1) };
+    }
     const started = Date.now();
-    await assert.rejects(lv.uploadVolume(vol, tooMuch(), { length: BigInt(MiB) }),
-      (e: unknown) => e instanceof LibvirtError && e.api === "virStorageVolUpload" && /No space left/.test(e.message));
+    await assert.rejects(
+      lv.uploadVolume(vol, tooMuch(), { length: BigInt(MiB) }),
+      (e: unknown) => e instanceof LibvirtError && e.api === "virStorageVolUpload" && /No space left/.test(e.message),
+    );
     assert.ok(Date.now() - started < 30_000);
     assert.strictEqual(await lv.hostname(), os.hostname(), "the link survives");
   });

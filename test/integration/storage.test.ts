@@ -24,7 +24,6 @@ function sha256(file: string): string {
   return crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex");
 }
 
-
 describe("Image and Volume", function () {
   this.timeout(180_000);
   const tag = `st${process.pid}`;
@@ -32,7 +31,9 @@ describe("Image and Volume", function () {
   const made: { kind: "image" | "volume"; outs: any }[] = [];
   let server: FileServer;
 
-  before(async () => { server = await FileServer.start(labEnv().image); });
+  before(async () => {
+    server = await FileServer.start(labEnv().image);
+  });
   after(async () => {
     for (const m of made.reverse()) await (m.kind === "image" ? imageProvider : volumeProvider).delete(m.outs.key, m.outs).catch(() => undefined);
     await server.close();
@@ -82,14 +83,19 @@ describe("Image and Volume", function () {
       assert.strictEqual(img.sha256, sha256(lab.image));
       assert.strictEqual(img.format, "qcow2");
     } finally {
-      if (saved === undefined) delete process.env.TMPDIR; else process.env.TMPDIR = saved;
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
     }
   });
 
   it("refuses a URL's bytes with a wrong checksum, and deletes the volume they streamed into", async () => {
     const lab = labEnv();
     const before = volumeNames(lab);
-    const inputs = await checked(imageProvider, { host: labHost(lab), name: `${tag}-bad.qcow2`, source: { url: server.url(), sha256: "0".repeat(64) } } as ImageInputs);
+    const inputs = await checked(imageProvider, {
+      host: labHost(lab),
+      name: `${tag}-bad.qcow2`,
+      source: { url: server.url(), sha256: "0".repeat(64) },
+    } as ImageInputs);
     await assert.rejects(imageProvider.create(inputs), /source\.sha256.*not the expected 0{64}.*nothing was left on the host/s);
     assert.deepStrictEqual(volumeNames(lab), before);
   });
@@ -102,7 +108,11 @@ describe("Image and Volume", function () {
     assert.strictEqual(server.requests.length - n, 4, "a server error, two breaks, then the rest");
     const size = fs.statSync(lab.image).size;
     const half = Math.floor(size / 2);
-    assert.deepStrictEqual(server.ranged.slice(-3), ["", `bytes=${half}-`, `bytes=${half + Math.floor((size - half) / 2)}-`], "each resume asks for the bytes after the break");
+    assert.deepStrictEqual(
+      server.ranged.slice(-3),
+      ["", `bytes=${half}-`, `bytes=${half + Math.floor((size - half) / 2)}-`],
+      "each resume asks for the bytes after the break",
+    );
     assert.strictEqual(img.sha256, sha256(lab.image), "the resumed bytes make the same image");
     assert.strictEqual(virsh(["vol-info", "--pool", lab.pool, img.name, "--bytes"]).match(/Capacity:\s+(\d+)/)?.[1], String(img.capacityBytes));
     const before = volumeNames(lab);
@@ -127,7 +137,12 @@ describe("Image and Volume", function () {
   it("creates an overlay over an image, grows it in place and reports a shrink as a replacement", async () => {
     const lab = labEnv();
     const img = made.find((m) => m.kind === "image")!.outs as ImageOutputs;
-    const inputs = await checked(volumeProvider, { host: labHost(lab), name: `${tag}-disk.qcow2`, baseImage: img.name, sourceFormat: img.format } as VolumeInputs);
+    const inputs = await checked(volumeProvider, {
+      host: labHost(lab),
+      name: `${tag}-disk.qcow2`,
+      baseImage: img.name,
+      sourceFormat: img.format,
+    } as VolumeInputs);
     const { outs } = await volumeProvider.create(inputs);
     made.push({ kind: "volume", outs });
     assert.strictEqual(outs.capacityBytes, img.capacityBytes, "capacity defaults to the image's");
@@ -151,9 +166,28 @@ describe("Image and Volume", function () {
     await assert.rejects(imageProvider.delete(img.key, img), new RegExp(`still backs 1 volume\\(s\\): ${disk.name}`));
     const dom = `${tag}-holder`;
     const file = path.join(tmp, "dom.xml");
-    fs.writeFileSync(file, xml().ele("domain", { type: "qemu" }).ele("name").txt(dom).up().ele("memory", { unit: "MiB" }).txt("64").up()
-      .ele("os").ele("type").txt("hvm").up().up()
-      .ele("devices").ele("disk", { type: "file", device: "disk" }).ele("source", { file: disk.path }).up().ele("target", { dev: "vda", bus: "virtio" }).end());
+    fs.writeFileSync(
+      file,
+      xml()
+        .ele("domain", { type: "qemu" })
+        .ele("name")
+        .txt(dom)
+        .up()
+        .ele("memory", { unit: "MiB" })
+        .txt("64")
+        .up()
+        .ele("os")
+        .ele("type")
+        .txt("hvm")
+        .up()
+        .up()
+        .ele("devices")
+        .ele("disk", { type: "file", device: "disk" })
+        .ele("source", { file: disk.path })
+        .up()
+        .ele("target", { dev: "vda", bus: "virtio" })
+        .end(),
+    );
     virsh(["define", file]);
     try {
       await assert.rejects(volumeProvider.delete(disk.key, disk), new RegExp(`attached to domain ${dom}`));
@@ -162,7 +196,10 @@ describe("Image and Volume", function () {
     }
     await volumeProvider.delete(disk.key, disk);
     await volumeProvider.delete(disk.key, disk); // already gone is success
-    made.splice(made.findIndex((m) => m.outs === disk), 1);
+    made.splice(
+      made.findIndex((m) => m.outs === disk),
+      1,
+    );
     const read = await volumeProvider.read(disk.key, disk);
     assert.strictEqual(read.id, "", "a missing volume reads as gone");
   });
@@ -196,11 +233,25 @@ describe("Image and Volume", function () {
       assert.strictEqual(published.source.sha512, sha512, "check took the line of image.qcow2");
       assert.strictEqual(published.sha512, sha512);
       const before = volumeNames(lab);
-      const wrong = await checked(imageProvider, { host: labHost(lab), name: `${tag}-wrong512.qcow2`, source: { url: server.url("image.qcow2"), sha512: "2".repeat(128) } } as ImageInputs);
-      await assert.rejects(imageProvider.create(wrong), (e: Error & { property?: string }) => e.property === "source.sha512" && /sha512 is [0-9a-f]{128}, not the expected 2{128}/.test(e.message));
+      const wrong = await checked(imageProvider, {
+        host: labHost(lab),
+        name: `${tag}-wrong512.qcow2`,
+        source: { url: server.url("image.qcow2"), sha512: "2".repeat(128) },
+      } as ImageInputs);
+      await assert.rejects(
+        imageProvider.create(wrong),
+        (e: Error & { property?: string }) => e.property === "source.sha512" && /sha512 is [0-9a-f]{128}, not the expected 2{128}/.test(e.message),
+      );
       assert.deepStrictEqual(volumeNames(lab), before);
-      const unlisted = await imageProvider.check(undefined, { host: labHost(lab), name: `${tag}-x.qcow2`, source: { url: server.url("unlisted.qcow2"), checksumUrl: sums.url("SHA512SUMS") } } as ImageInputs);
-      assert.deepStrictEqual(unlisted.failures.map((f) => f.property), ["source.checksumUrl"]);
+      const unlisted = await imageProvider.check(undefined, {
+        host: labHost(lab),
+        name: `${tag}-x.qcow2`,
+        source: { url: server.url("unlisted.qcow2"), checksumUrl: sums.url("SHA512SUMS") },
+      } as ImageInputs);
+      assert.deepStrictEqual(
+        unlisted.failures.map((f) => f.property),
+        ["source.checksumUrl"],
+      );
       assert.match(unlisted.failures[0].reason, /no sha256 or sha512 line for "unlisted\.qcow2"/);
     } finally {
       await sums.close();

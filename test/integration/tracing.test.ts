@@ -36,7 +36,10 @@ describe("RPC tracing", function () {
     const got = await run("1");
     const calls = got.filter((l) => l.includes(" rpc="));
     assert.strictEqual(calls.length, 3, got.join("\n"));
-    assert.match(calls[0], /^pulumi-kvm host=root@127\.0\.0\.1:\d+ rpc=virStoragePoolLookupByName pool=default uuid=[0-9a-f]{32} peak=\d+ queued=\d+ dur=\d+ms$/);
+    assert.match(
+      calls[0],
+      /^pulumi-kvm host=root@127\.0\.0\.1:\d+ rpc=virStoragePoolLookupByName pool=default uuid=[0-9a-f]{32} peak=\d+ queued=\d+ dur=\d+ms$/,
+    );
     assert.match(calls[1], /rpc=virStorageVolLookupByName vol=default\/no-such-volume error=".*" code=50 codeName=VIR_ERR_NO_STORAGE_VOL dur=\d+ms$/);
     assert.match(calls[2], /rpc=virStoragePoolGetXMLDesc pool=default peak=\d+ queued=\d+ dur=/);
     assert.ok(!got.some((l) => l.includes("xml=")), "no XML below level 2");
@@ -44,6 +47,9 @@ describe("RPC tracing", function () {
 
   it("adds the XML at level 2", async () => {
     const got = await run("2");
-    assert.ok(got.some((l) => /rpc=virStoragePoolGetXMLDesc xml="<pool type=/.test(l)), got.join("\n"));
+    assert.ok(
+      got.some((l) => /rpc=virStoragePoolGetXMLDesc xml="<pool type=/.test(l)),
+      got.join("\n"),
+    );
   });
 });

@@ -34,7 +34,9 @@ describe("trust: formats are recorded, never probed", function () {
     return outs;
   };
   const domain = async (news: Partial<DomainInputs>): Promise<DomainOutputs> => {
-    const { outs } = await domainProvider.create(await checked(domainProvider, { host: labHost(labEnv()), type: "qemu", memory: "128MiB", running: false, ...news } as DomainInputs));
+    const { outs } = await domainProvider.create(
+      await checked(domainProvider, { host: labHost(labEnv()), type: "qemu", memory: "128MiB", running: false, ...news } as DomainInputs),
+    );
     domains.push(outs);
     return outs;
   };
@@ -58,8 +60,16 @@ describe("trust: formats are recorded, never probed", function () {
   });
 
   it("attaches it by name as the raw disk it was declared, with no backing chain, and as the Volume it was recorded; by name without a format it is refused", async () => {
-    const bare = await domainProvider.check(undefined, { host: labHost(labEnv()), name: `${tag}-bare`, type: "qemu", disks: [{ volume: data.name }] } as DomainInputs);
-    assert.deepStrictEqual(bare.failures.map((f) => f.property), ["disks[0].format"]);
+    const bare = await domainProvider.check(undefined, {
+      host: labHost(labEnv()),
+      name: `${tag}-bare`,
+      type: "qemu",
+      disks: [{ volume: data.name }],
+    });
+    assert.deepStrictEqual(
+      bare.failures.map((f) => f.property),
+      ["disks[0].format"],
+    );
     for (const disks of [[{ volume: data.name, format: "raw" as const }], [diskOf(data)]]) {
       const vm = await domain({ name: `${tag}-vm${domains.length}`, disks });
       const xml = virsh(["dumpxml", "--inactive", vm.name]);
@@ -136,7 +146,9 @@ describe("trust: formats are recorded, never probed", function () {
       const bytes = hostileHead();
       // the moment between the volume's making and the upload's reads
       process.env.PULUMI_KVM_LOG = "1";
-      setLogSink((line) => { if (line.includes("rpc=virStorageVolCreateXML") && line.includes(`${tag}-racing`)) swap(file, bytes); });
+      setLogSink((line) => {
+        if (line.includes("rpc=virStorageVolCreateXML") && line.includes(`${tag}-racing`)) swap(file, bytes);
+      });
       let outs: ImageOutputs | undefined;
       try {
         outs = (await imageProvider.create(inputs)).outs;
@@ -195,8 +207,15 @@ describe("trust: formats are recorded, never probed", function () {
     it("is checked against the pool's free space in preview: a mirror announcing 4 TiB fails there, naming pool", async () => {
       server.claimedLength = 4 * 1024 ** 4;
       try {
-        const r = await imageProvider.check(undefined, { host: labHost(labEnv()), name: `${tag}-huge`, source: { url: server.url("huge.raw") } } as ImageInputs);
-        assert.deepStrictEqual(r.failures.map((f) => f.property), ["pool"]);
+        const r = await imageProvider.check(undefined, {
+          host: labHost(labEnv()),
+          name: `${tag}-huge`,
+          source: { url: server.url("huge.raw") },
+        } as ImageInputs);
+        assert.deepStrictEqual(
+          r.failures.map((f) => f.property),
+          ["pool"],
+        );
         assert.match(r.failures[0].reason, /bytes free, the image at http:\/\/127\.0\.0\.1:\d+\/huge\.raw announces 4398046511104/);
         // past preview, the volume is sparse: the lie costs nothing and the short body fails the create, leaving nothing
         const inputs = { ...r.inputs, source: { url: server.url("huge.raw") } };

@@ -11,15 +11,24 @@ describe("chaos (short run)", function () {
   this.timeout(1_800_000);
 
   it("tells a clear error (it names the host) from one that is not", () => {
-    const out = "Diagnostics:\n  pulumi-nodejs:dynamic/kvm:Volume (d):\n    error: root@127.0.0.1:40111: creating volume default/d: SSH link closed\n"
-      + "  pulumi-nodejs:dynamic/kvm:Domain (v):\n    error: 2 errors occurred:\n    \t* root@127.0.0.1:40111: domain v got no ipv4 address\n    \t* something failed\n\n"
-      + "  pulumi:pulumi:Stack (s):\n    error: update failed\n    error: TypeError: Cannot read properties of undefined\n";
+    const out =
+      "Diagnostics:\n  pulumi-nodejs:dynamic/kvm:Volume (d):\n    error: root@127.0.0.1:40111: creating volume default/d: SSH link closed\n" +
+      "  pulumi-nodejs:dynamic/kvm:Domain (v):\n    error: 2 errors occurred:\n    \t* root@127.0.0.1:40111: domain v got no ipv4 address\n    \t* something failed\n\n" +
+      "  pulumi:pulumi:Stack (s):\n    error: update failed\n    error: TypeError: Cannot read properties of undefined\n";
     assert.deepStrictEqual(unclearErrors(out, false), ["something failed", "TypeError: Cannot read properties of undefined"]);
   });
 
   it("a cycle with faults of every kind leaves nothing leaked or lost, and every error is clear", async () => {
     const lines: string[] = [];
-    const f = await runChaos(labEnv(), { cycles: 1, extraCyclesForEveryKind: 2, maxMs: 25 * 60_000, perHost: 1, alwaysInject: true, faultyAttempts: 2, log: (l) => lines.push(l) });
+    const f = await runChaos(labEnv(), {
+      cycles: 1,
+      extraCyclesForEveryKind: 2,
+      maxMs: 25 * 60_000,
+      perHost: 1,
+      alwaysInject: true,
+      faultyAttempts: 2,
+      log: (l) => lines.push(l),
+    });
     const report = `seed ${f.seed}\n${lines.join("\n")}`;
     assert.ok(f.cycles >= 1, report);
     for (const k of FAULTS) assert.ok(f.faults[k] >= 1, `a fault of kind "${k}" was injected\n${report}`);

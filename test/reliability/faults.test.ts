@@ -32,15 +32,21 @@ const MiB = 1024 * 1024;
 class Known {
   readonly volumes = new Set<string>();
   readonly domains = new Set<string>();
-  constructor(private readonly lab: LabEnv, private readonly before = { volumes: volumeNames(lab), domains: domainNames() }) {}
+  constructor(
+    private readonly lab: LabEnv,
+    private readonly before = { volumes: volumeNames(lab), domains: domainNames() },
+  ) {}
   orphans(): string[] {
     return [
-      ...volumeNames(this.lab).filter((v) => !this.before.volumes.includes(v) && !this.volumes.has(v)).map((v) => `volume ${v}`),
-      ...domainNames().filter((d) => !this.before.domains.includes(d) && !this.domains.has(d)).map((d) => `domain ${d}`),
+      ...volumeNames(this.lab)
+        .filter((v) => !this.before.volumes.includes(v) && !this.volumes.has(v))
+        .map((v) => `volume ${v}`),
+      ...domainNames()
+        .filter((d) => !this.before.domains.includes(d) && !this.domains.has(d))
+        .map((d) => `domain ${d}`),
     ];
   }
 }
-
 
 function randomFile(file: string, mib: number): void {
   const fd = fs.openSync(file, "w");
@@ -52,7 +58,9 @@ describe("faults", function () {
   this.timeout(300_000);
   const tmp = tempDir("faults-");
   const cleanup: (() => Promise<void>)[] = [];
-  before(() => { process.env.PULUMI_KVM_JOURNAL = path.join(tmp, "leftovers.json"); });
+  before(() => {
+    process.env.PULUMI_KVM_JOURNAL = path.join(tmp, "leftovers.json");
+  });
   after(async () => {
     for (const c of cleanup.reverse()) await c().catch(() => undefined);
     delete process.env.PULUMI_KVM_JOURNAL;
@@ -64,9 +72,14 @@ describe("faults", function () {
     const lab = labEnv();
     const img = (await imageProvider.create(await checked(imageProvider, { host, name: `${tag}-img`, source: { path: lab.image } } as ImageInputs))).outs;
     known.volumes.add(img.name);
-    const disk = (await volumeProvider.create(await checked(volumeProvider, { host, name: `${tag}-disk`, baseImage: img.name, sourceFormat: img.format } as VolumeInputs))).outs;
+    const disk = (
+      await volumeProvider.create(await checked(volumeProvider, { host, name: `${tag}-disk`, baseImage: img.name, sourceFormat: img.format } as VolumeInputs))
+    ).outs;
     known.volumes.add(disk.name);
-    cleanup.push(async () => { await volumeProvider.delete(disk.key, disk); await imageProvider.delete(img.key, img); });
+    cleanup.push(async () => {
+      await volumeProvider.delete(disk.key, disk);
+      await imageProvider.delete(img.key, img);
+    });
     return disk;
   }
 
@@ -85,10 +98,22 @@ describe("faults", function () {
     const disk = await diskFor(host, known, tag);
     // 4 MiB of user data make the seed upload the one big write of the create: cut in its middle
     const userData = `#cloud-config\n# ${crypto.randomBytes(3 * MiB).toString("base64")}\n`;
-    const inputs = await checked(domainProvider, { host, name: `${tag}-vm`, type: "qemu", memory: "256MiB", shutdownTimeout: "10s",
-      disks: [diskOf(disk)], networkInterfaces: [{ network: lab.network }], cloudInit: { hostname: `${tag}-vm`, userData }, waitForIp: { timeout: "120s" } } as DomainInputs);
+    const inputs = await checked(domainProvider, {
+      host,
+      name: `${tag}-vm`,
+      type: "qemu",
+      memory: "256MiB",
+      shutdownTimeout: "10s",
+      disks: [diskOf(disk)],
+      networkInterfaces: [{ network: lab.network }],
+      cloudInit: { hostname: `${tag}-vm`, userData },
+      waitForIp: { timeout: "120s" },
+    });
     proxy.cutAfter(2 * MiB);
-    const err = await domainProvider.create(inputs).then(() => undefined, (e: Error) => e);
+    const err = await domainProvider.create(inputs).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     assert.ok(err, "the create was cut off");
     assert.match(err.message, /creating domain .*-vm/);
     assert.strictEqual((err as { id?: string }).id, undefined, "the VM never ran: nothing for Pulumi to track");
@@ -112,7 +137,10 @@ describe("faults", function () {
       const started = trace.findIndex((l) => l.includes("rpc=virDomainCreateWithFlags") && !l.includes("error="));
       return started >= 0 && trace.slice(started).some((l) => l.includes("rpc=virDomainInterfaceAddresses"));
     };
-    const creating = domainProvider.create(inputs).then(({ outs }) => ({ outs }), (e: PartialInit) => e);
+    const creating = domainProvider.create(inputs).then(
+      ({ outs }) => ({ outs }),
+      (e: PartialInit) => e,
+    );
     try {
       for (let i = 0; i < 600 && !waiting(); i++) await new Promise((r) => setTimeout(r, 50));
     } finally {
@@ -130,8 +158,16 @@ describe("faults", function () {
     const { proxy, host } = await proxiedHost();
     const tag = `fltrs${process.pid}`;
     const disk = await diskFor(host, known, tag);
-    const inputs = await checked(domainProvider, { host, name: `${tag}-vm`, type: "qemu", memory: "256MiB", shutdownTimeout: "10s",
-      disks: [diskOf(disk)], networkInterfaces: [{ network: lab.network }], waitForIp: { timeout: "120s", source: "lease" } } as DomainInputs);
+    const inputs = await checked(domainProvider, {
+      host,
+      name: `${tag}-vm`,
+      type: "qemu",
+      memory: "256MiB",
+      shutdownTimeout: "10s",
+      disks: [diskOf(disk)],
+      networkInterfaces: [{ network: lab.network }],
+      waitForIp: { timeout: "120s", source: "lease" },
+    });
     const { creating } = await createUntilWaitingForIp(inputs);
     const accepted = proxy.accepted;
     proxy.reset();
@@ -151,12 +187,20 @@ describe("faults", function () {
     const { proxy, host } = await proxiedHost({ connectTimeout: 3 });
     const tag = `fltip${process.pid}`;
     const disk = await diskFor(host, known, tag);
-    const inputs = await checked(domainProvider, { host, name: `${tag}-vm`, type: "qemu", memory: "256MiB", shutdownTimeout: "10s",
-      disks: [diskOf(disk)], networkInterfaces: [{ network: lab.network }], waitForIp: { timeout: "120s", source: "lease" } } as DomainInputs);
+    const inputs = await checked(domainProvider, {
+      host,
+      name: `${tag}-vm`,
+      type: "qemu",
+      memory: "256MiB",
+      shutdownTimeout: "10s",
+      disks: [diskOf(disk)],
+      networkInterfaces: [{ network: lab.network }],
+      waitForIp: { timeout: "120s", source: "lease" },
+    });
     const { creating } = await createUntilWaitingForIp(inputs);
     proxy.reset();
     proxy.mode = "blackhole"; // the redial meets silence
-    const err = await creating as PartialInit;
+    const err = (await creating) as PartialInit;
     proxy.mode = "pass";
     assert.ok(err instanceof Error, "the create could not observe the VM");
     assert.ok(err.id && err.properties && err.reasons, `a partial-init error Pulumi tracks: ${err.message}`);
@@ -180,14 +224,26 @@ describe("faults", function () {
     const tag = `fltou${process.pid}`;
     const vm = `${tag}-vm`;
     const disk = await diskFor(host, known, tag);
-    const inputs = await checked(domainProvider, { host, name: vm, type: "qemu", memory: "128MiB", running: false,
-      disks: [diskOf(disk)], cloudInit: { hostname: vm } } as DomainInputs);
+    const inputs = await checked(domainProvider, {
+      host,
+      name: vm,
+      type: "qemu",
+      memory: "128MiB",
+      running: false,
+      disks: [diskOf(disk)],
+      cloudInit: { hostname: vm },
+    });
     // the seed's path is the last call before the define: from then on no answer comes back
     process.env.PULUMI_KVM_LOG = "1";
-    setLogSink((l) => { if (l.includes("rpc=virStorageVolGetPath") && l.includes(`${vm}-seed.iso`)) proxy.mode = "replies-lost"; });
+    setLogSink((l) => {
+      if (l.includes("rpc=virStorageVolGetPath") && l.includes(`${vm}-seed.iso`)) proxy.mode = "replies-lost";
+    });
     let err: Error | undefined;
     try {
-      const creating = domainProvider.create(inputs).then(() => undefined, (e: Error) => e);
+      const creating = domainProvider.create(inputs).then(
+        () => undefined,
+        (e: Error) => e,
+      );
       for (let i = 0; i < 300 && !domainNames().includes(vm); i++) await new Promise((r) => setTimeout(r, 100));
       assert.ok(domainNames().includes(vm), "libvirtd defined the domain; its answer is held back");
       proxy.mode = "blackhole"; // the rollback's redials meet silence
@@ -202,11 +258,20 @@ describe("faults", function () {
     assert.match(err.message, /virDomainDefineXMLFlags .*was sent, so whether it took effect is unknown/);
     assert.strictEqual(classify(err).errorClass, "transient");
     const journal = JSON.parse(fs.readFileSync(process.env.PULUMI_KVM_JOURNAL!, "utf8")) as { kind: string; name: string; pid?: number }[];
-    assert.deepStrictEqual(journal.filter((e) => e.name.startsWith(tag)).map((e) => [e.kind, e.name, e.pid]).sort(),
-      [["domain", vm, undefined], ["volume", `${vm}-seed.iso`, undefined]], "both leftovers journalled for the next operation");
+    assert.deepStrictEqual(
+      journal
+        .filter((e) => e.name.startsWith(tag))
+        .map((e) => [e.kind, e.name, e.pid])
+        .sort(),
+      [
+        ["domain", vm, undefined],
+        ["volume", `${vm}-seed.iso`, undefined],
+      ],
+      "both leftovers journalled for the next operation",
+    );
     const leftover = virsh(["domuuid", vm]);
     // the next up: check finds the names free (leftovers, not collisions), create removes them first
-    const rechecked = await domainProvider.check(undefined as never, inputs);
+    const rechecked = await domainProvider.check(undefined, inputs);
     assert.deepStrictEqual(rechecked.failures, [], "no 'already exists' for our own leftover");
     const { outs } = await domainProvider.create(rechecked.inputs);
     known.domains.add(vm);
@@ -222,7 +287,13 @@ describe("faults", function () {
     const known = new Known(lab);
     const proxy = await TcpProxy.start(lab.port);
     cleanup.push(() => proxy.close());
-    const host = labHost(lab, { port: proxy.port, knownHostsPath: knownHostsFor(lab, [proxy.port], tmp), keepaliveInterval: 1, keepaliveCount: 3, connectTimeout: 3 });
+    const host = labHost(lab, {
+      port: proxy.port,
+      knownHostsPath: knownHostsFor(lab, [proxy.port], tmp),
+      keepaliveInterval: 1,
+      keepaliveCount: 3,
+      connectTimeout: 3,
+    });
     const file = path.join(tmp, "big.raw");
     randomFile(file, 512);
     const inputs = await checked(imageProvider, { host, name: `blackhole${process.pid}.raw`, source: { path: file } } as ImageInputs);
@@ -230,7 +301,10 @@ describe("faults", function () {
     const creating = imageProvider.create(inputs);
     await new Promise((r) => setTimeout(r, 1500));
     proxy.mode = "blackhole";
-    const err = await creating.then(() => undefined, (e: Error) => e);
+    const err = await creating.then(
+      () => undefined,
+      (e: Error) => e,
+    );
     assert.ok(err, "the upload must fail");
     assert.match(err.message, /creating image default\/blackhole.*(keepalive|did not answer|closed|failed)/s);
     assert.ok(Date.now() - started < 60_000, "no hang");
@@ -295,7 +369,14 @@ describe("faults", function () {
     await hostPool.connection(host);
     const creating = imageProvider.create(inputs);
     // probe once the upload runs (the volume exists), not after a guessed delay
-    const exists = () => { try { virsh(["vol-info", "--pool", lab.pool, inputs.name]); return true; } catch { return false; } };
+    const exists = () => {
+      try {
+        virsh(["vol-info", "--pool", lab.pool, inputs.name]);
+        return true;
+      } catch {
+        return false;
+      }
+    };
     for (let i = 0; i < 200 && !exists(); i++) await new Promise((r) => setTimeout(r, 25));
     const health = await checkHost(host, { pool: lab.pool, timeoutMs: 5 });
     assert.strictEqual(health.stage, "timeout");

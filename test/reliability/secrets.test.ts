@@ -41,12 +41,18 @@ describe("secrets", function () {
       assert.match(all, /rpc=virStorageVolUpload/, "uploads are logged, their bodies are not");
       assert.deepStrictEqual(leaks(all), [], "nothing secret in the run's output");
       // the state as stored (the Automation API's exportStack decrypts: ask the CLI directly)
-      const state = execFileSync("pulumi", ["stack", "export", "--stack", e.stack.name, "--cwd", repoRoot], { env: { ...process.env, ...e.env }, encoding: "utf8" });
+      const state = execFileSync("pulumi", ["stack", "export", "--stack", e.stack.name, "--cwd", repoRoot], {
+        env: { ...process.env, ...e.env },
+        encoding: "utf8",
+      });
       assert.deepStrictEqual(leaks(state), [], "nothing secret unencrypted in the state");
       assert.ok(state.includes("ciphertext"), "the secrets are there, encrypted");
       // an error about the key must not quote it either
       await e.stack.setConfig("passphrase", { value: `${passphrase}-wrong`, secret: true });
-      const failed = await e.stack.preview({ onOutput: collect }).then(() => undefined, (err: Error) => err);
+      const failed = await e.stack.preview({ onOutput: collect }).then(
+        () => undefined,
+        (err: Error) => err,
+      );
       assert.ok(failed, "a wrong passphrase fails the preview");
       assert.match(failed.message, /passphrase does not decrypt/);
       assert.deepStrictEqual(leaks(failed.message), []);

@@ -96,18 +96,38 @@ export async function runChaos(lab: LabEnv, opts: ChaosOptions): Promise<ChaosFi
   const log = opts.log ?? (() => undefined);
   const started = Date.now();
   const figures: ChaosFigures = {
-    seed, cycles: 0, ms: 0, faults: Object.fromEntries(FAULTS.map((f) => [f, 0])) as Record<Fault, number>,
-    operations: 0, failed: 0, unclear: [], leaked: [], lost: [], drifted: 0,
+    seed,
+    cycles: 0,
+    ms: 0,
+    faults: Object.fromEntries(FAULTS.map((f) => [f, 0])) as Record<Fault, number>,
+    operations: 0,
+    failed: 0,
+    unclear: [],
+    leaked: [],
+    lost: [],
+    drifted: 0,
   };
   const work = tempDir("chaos-");
   const proxies = [await TcpProxy.start(lab.port), await TcpProxy.start(lab.port2)];
   const leg = testLegs()[0];
   const prefix = `ch${process.pid}`;
   const dir = programIn(legProject(leg), "chaos", programFiles("chaos"));
-  const e: E2eStack = await e2eStack(dir, prefix, {
-    prefix, portA: String(proxies[0].port), portB: String(proxies[1].port), perHost: String(opts.perHost ?? 2),
-    knownHosts: knownHostsFor(lab, proxies.map((p) => p.port), work),
-  }, { ...legEnv(legProject(leg)), PULUMI_KVM_JOURNAL: path.join(work, "leftovers.json") });
+  const e: E2eStack = await e2eStack(
+    dir,
+    prefix,
+    {
+      prefix,
+      portA: String(proxies[0].port),
+      portB: String(proxies[1].port),
+      perHost: String(opts.perHost ?? 2),
+      knownHosts: knownHostsFor(
+        lab,
+        proxies.map((p) => p.port),
+        work,
+      ),
+    },
+    { ...legEnv(legProject(leg)), PULUMI_KVM_JOURNAL: path.join(work, "leftovers.json") },
+  );
   // every kind comes up in turn, in an order the seed shuffles
   const deck: Fault[] = [];
   const nextFault = (): Fault => {
@@ -121,8 +141,10 @@ export async function runChaos(lab: LabEnv, opts: ChaosOptions): Promise<ChaosFi
     figures.faults[fault]++;
     log(`  inject: ${fault}`);
     switch (fault) {
-      case "libvirtd restarted": return restartLibvirtd(lab);
-      case "sshd killed": return killSshd(lab, rnd() < 0.5 ? 1 : 2, 1000 + rnd() * 2000);
+      case "libvirtd restarted":
+        return restartLibvirtd(lab);
+      case "sshd killed":
+        return killSshd(lab, rnd() < 0.5 ? 1 : 2, 1000 + rnd() * 2000);
       case "link blackholed": {
         const proxy = proxies[rnd() < 0.5 ? 0 : 1];
         proxy.mode = "blackhole";
@@ -146,10 +168,13 @@ export async function runChaos(lab: LabEnv, opts: ChaosOptions): Promise<ChaosFi
       let fault: Fault | undefined;
       let injecting: Promise<void> | undefined;
       let finished = false;
-      const exited = run.exited.then((r) => { finished = true; return r; });
+      const exited = run.exited.then((r) => {
+        finished = true;
+        return r;
+      });
       if (attempt <= (opts.faultyAttempts ?? 1) && (opts.alwaysInject || rnd() < 0.8)) {
         // the kind is drawn when it fires: one that missed its stage comes up next time
-        injecting = sleep(1000 + rnd() * window[name]).then(() => (finished ? undefined : inject(fault = nextFault(), run)));
+        injecting = sleep(1000 + rnd() * window[name]).then(() => (finished ? undefined : inject((fault = nextFault()), run)));
       }
       const { code, output } = await exited;
       await injecting;
@@ -164,16 +189,23 @@ export async function runChaos(lab: LabEnv, opts: ChaosOptions): Promise<ChaosFi
   }
 
   const ours = () => [
-    ...volumeNames(lab).filter((v) => v.startsWith(`${prefix}-`)).map((v) => `volume ${v}`),
-    ...domainNames().filter((d) => d.startsWith(`${prefix}-`)).map((d) => `domain ${d}`),
+    ...volumeNames(lab)
+      .filter((v) => v.startsWith(`${prefix}-`))
+      .map((v) => `volume ${v}`),
+    ...domainNames()
+      .filter((d) => d.startsWith(`${prefix}-`))
+      .map((d) => `domain ${d}`),
   ];
   /** The objects the stack records: volumes and domains by name, with each domain's seed. */
   async function recorded(): Promise<string[]> {
     const resources = (await e.stack.exportStack()).deployment.resources ?? [];
-    return resources.filter((r: { type: string }) => r.type.startsWith("pulumi-nodejs:dynamic/kvm:")).flatMap((r: { type: string; outputs: { name: string; seedVolume?: string } }) =>
-      r.type.endsWith(":Domain")
-        ? [`domain ${r.outputs.name}`, ...(r.outputs.seedVolume ? [`volume ${r.outputs.seedVolume}`] : [])]
-        : [`volume ${r.outputs.name}`]);
+    return resources
+      .filter((r: { type: string }) => r.type.startsWith("pulumi-nodejs:dynamic/kvm:"))
+      .flatMap((r: { type: string; outputs: { name: string; seedVolume?: string } }) =>
+        r.type.endsWith(":Domain")
+          ? [`domain ${r.outputs.name}`, ...(r.outputs.seedVolume ? [`volume ${r.outputs.seedVolume}`] : [])]
+          : [`volume ${r.outputs.name}`],
+      );
   }
   async function audit(when: string): Promise<void> {
     try {

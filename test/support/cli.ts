@@ -13,7 +13,10 @@ export interface CliResult {
 export const cliPath = path.join(repoRoot, "dist", "cli", "main.js");
 
 /** Runs the repo's build, or with `installed` a package's installed command under its node. */
-export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; killAfterMs?: number; untilStdout?: RegExp; installed?: { node: string; cli: string } } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; killAfterMs?: number; untilStdout?: RegExp; installed?: { node: string; cli: string } } = {},
+): Promise<CliResult> {
   return new Promise((resolve) => {
     const started = Date.now();
     const p = spawn(opts.installed?.node ?? process.execPath, [opts.installed?.cli ?? cliPath, ...args], { env: { ...process.env, ...opts.env } });
@@ -24,7 +27,9 @@ export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; killAfte
       stdout += d;
       if (opts.untilStdout?.test(stdout)) p.kill("SIGTERM");
     });
-    p.stderr.on("data", (d) => { stderr += d; });
+    p.stderr.on("data", (d) => {
+      stderr += d;
+    });
     p.on("exit", (code) => {
       if (timer) clearTimeout(timer);
       resolve({ code, stdout, stderr, ms: Date.now() - started });

@@ -9,14 +9,20 @@ const providers = { network: networkProvider, pool: storagePoolProvider, volume:
 
 async function main(): Promise<void> {
   const [kind, json] = process.argv.slice(2) as [keyof typeof providers, string];
-  const provider = providers[kind] as { check(o: unknown, n: unknown): Promise<{ inputs: unknown; failures: unknown[] }>; create(i: unknown): Promise<unknown> };
+  const provider = providers[kind] as {
+    check(o: unknown, n: unknown): Promise<{ inputs: unknown; failures: unknown[] }>;
+    create(i: unknown): Promise<unknown>;
+  };
   const { inputs, failures } = await provider.check(undefined, JSON.parse(json));
   if (failures.length) throw new Error(JSON.stringify(failures));
   await provider.create(inputs);
   process.stdout.write("created\n");
 }
 
-main().then(() => process.exit(0), (err) => {
-  process.stderr.write(`${(err as Error).stack}\n`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`${(err as Error).stack}\n`);
+    process.exit(1);
+  },
+);

@@ -72,8 +72,21 @@ export class FakeDaemon {
   }
 
   fail(call: Packet, code: number, message: string, type = MessageType.Reply): void {
-    this.send({ proc: call.header.proc, type, serial: call.header.serial, status: MessageStatus.Error }, encode(remoteError, {
-      code, domain: 0, message, level: 2, dom: null, str1: null, str2: null, str3: null, int1: 0, int2: 0, net: null,
-    }));
+    this.send(
+      { proc: call.header.proc, type, serial: call.header.serial, status: MessageStatus.Error },
+      encode(remoteError, {
+        code,
+        domain: 0,
+        message,
+        level: 2,
+        dom: null,
+        str1: null,
+        str2: null,
+        str3: null,
+        int1: 0,
+        int2: 0,
+        net: null,
+      }),
+    );
   }
 }

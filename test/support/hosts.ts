@@ -5,8 +5,14 @@ import { LabEnv } from "./lab";
 
 export function labHost(lab: LabEnv, over: Partial<HostConfig> = {}): HostConfig {
   return {
-    address: lab.host, port: lab.port, user: lab.user, privateKeyPath: lab.key,
-    knownHostsPath: lab.knownHosts, socketPath: lab.socket, sshConfigPath: "none", ...over,
+    address: lab.host,
+    port: lab.port,
+    user: lab.user,
+    privateKeyPath: lab.key,
+    knownHostsPath: lab.knownHosts,
+    socketPath: lab.socket,
+    sshConfigPath: "none",
+    ...over,
   };
 }
 

@@ -42,7 +42,11 @@ export class FileServer {
     if (req.method === "HEAD") {
       // check's look at the announced size: not a download, so no fault is spent on it
       this.heads.push(req.url ?? "");
-      if (req.url?.includes("missing")) { res.writeHead(404); res.end(); return; }
+      if (req.url?.includes("missing")) {
+        res.writeHead(404);
+        res.end();
+        return;
+      }
       res.writeHead(200, this.lengthless ? {} : { "content-length": String(this.claimedLength ?? fs.statSync(this.file).size) });
       res.end();
       return;
@@ -50,8 +54,16 @@ export class FileServer {
     this.requests.push(req.url ?? "");
     const fault = this.faults.shift();
     const size = fs.statSync(this.file).size;
-    if (fault === "500") { res.writeHead(500); res.end("boom"); return; }
-    if (fault === "404" || req.url?.includes("missing")) { res.writeHead(404); res.end("not found"); return; }
+    if (fault === "500") {
+      res.writeHead(500);
+      res.end("boom");
+      return;
+    }
+    if (fault === "404" || req.url?.includes("missing")) {
+      res.writeHead(404);
+      res.end("not found");
+      return;
+    }
     this.ranged.push(req.headers.range ?? "");
     const m = this.ranges ? /^bytes=(\d+)-$/.exec(req.headers.range ?? "") : null;
     const from = m ? Number(m[1]) : 0;

@@ -20,7 +20,11 @@ export async function restartLibvirtd(lab: LabEnv): Promise<void> {
 export async function killSshd(lab: LabEnv, which: 1 | 2, downMs: number): Promise<void> {
   const dir = path.dirname(which === 1 ? lab.sshdLog : lab.sshdLog2);
   const pid = await pidFromFile(path.join(dir, "sshd.pid"));
-  try { execFileSync("pkill", ["-KILL", "-P", String(pid)]); } catch { /* no session */ }
+  try {
+    execFileSync("pkill", ["-KILL", "-P", String(pid)]);
+  } catch {
+    /* no session */
+  }
   await stopProcess(pid, "SIGKILL");
   fs.rmSync(path.join(dir, "sshd.pid"), { force: true });
   await sleep(downMs);

@@ -93,15 +93,31 @@ export function labEnv(): LabEnv {
 /** The stack config that points examples/quickstart at the lab (what scripts/quickstart sets). */
 export function quickstartLabConfig(lab = labEnv()): Record<string, string> {
   return {
-    address: lab.host, port: String(lab.port), user: lab.user, privateKeyPath: lab.key, knownHostsPath: lab.knownHosts,
-    imagePath: lab.image, network: lab.network, domainType: "qemu", memory: "256MiB",
+    address: lab.host,
+    port: String(lab.port),
+    user: lab.user,
+    privateKeyPath: lab.key,
+    knownHostsPath: lab.knownHosts,
+    imagePath: lab.image,
+    network: lab.network,
+    domainType: "qemu",
+    memory: "256MiB",
   };
 }
 
 /** The stack config that points examples/fleet at the lab's two sshd. */
 export function fleetLabConfig(lab = labEnv()): Record<string, string> {
   return {
-    addressA: lab.host, portA: String(lab.port), addressB: lab.host, portB: String(lab.port2), user: lab.user,
-    privateKeyPath: lab.key, knownHostsPath: lab.knownHosts, imagePath: lab.image, network: lab.network, domainType: "qemu", memory: "256MiB",
+    addressA: lab.host,
+    portA: String(lab.port),
+    addressB: lab.host,
+    portB: String(lab.port2),
+    user: lab.user,
+    privateKeyPath: lab.key,
+    knownHostsPath: lab.knownHosts,
+    imagePath: lab.image,
+    network: lab.network,
+    domainType: "qemu",
+    memory: "256MiB",
   };
 }

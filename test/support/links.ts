@@ -16,7 +16,11 @@ export function localSocket(lab: LabEnv): Promise<net.Socket> {
 }
 
 function knownKeys(lab: LabEnv): Buffer[] {
-  return fs.readFileSync(lab.knownHosts, "utf8").split("\n").filter(Boolean).map((l) => Buffer.from(l.split(" ")[2], "base64"));
+  return fs
+    .readFileSync(lab.knownHosts, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => Buffer.from(l.split(" ")[2], "base64"));
 }
 
 /** An SSH session to the lab plus a forwarded stream to libvirtd's socket. */
@@ -27,13 +31,21 @@ export function sshSocket(lab: LabEnv): Promise<{ ssh: Client; stream: Duplex }>
     ssh.once("error", reject);
     ssh.once("ready", () => {
       ssh.openssh_forwardOutStreamLocal(lab.socket, (err, stream) => {
-        if (err) { ssh.end(); reject(err); return; }
+        if (err) {
+          ssh.end();
+          reject(err);
+          return;
+        }
         resolve({ ssh, stream });
       });
     });
     ssh.connect({
-      host: lab.host, port: lab.port, username: lab.user, privateKey: fs.readFileSync(lab.key),
-      hostVerifier: (key: Buffer) => keys.some((k) => crypto.timingSafeEqual(k.length === key.length ? k : Buffer.alloc(key.length), key) && k.length === key.length),
+      host: lab.host,
+      port: lab.port,
+      username: lab.user,
+      privateKey: fs.readFileSync(lab.key),
+      hostVerifier: (key: Buffer) =>
+        keys.some((k) => crypto.timingSafeEqual(k.length === key.length ? k : Buffer.alloc(key.length), key) && k.length === key.length),
     });
   });
 }

@@ -28,7 +28,10 @@ const LEGS: Record<Leg["name"], Leg> = {
 
 /** The legs to run: all, or those KVM_TEST_LEGS names (comma-separated). */
 export function testLegs(): Leg[] {
-  const names = (process.env.KVM_TEST_LEGS ?? Object.keys(LEGS).join(",")).split(",").map((n) => n.trim()).filter(Boolean);
+  const names = (process.env.KVM_TEST_LEGS ?? Object.keys(LEGS).join(","))
+    .split(",")
+    .map((n) => n.trim())
+    .filter(Boolean);
   return names.map((name) => {
     const leg = LEGS[name as Leg["name"]];
     if (!leg) throw new Error(`KVM_TEST_LEGS=${name}: use ${Object.keys(LEGS).join(", ")}`);
@@ -84,9 +87,13 @@ export function legPath(leg: Leg, base = process.env.PATH ?? ""): string {
 
 /** A consumer's strict TypeScript settings: no skipLibCheck, so the package's types are checked too. */
 export function consumerTsconfig(moduleResolution = "node10", module = "commonjs"): string {
-  return JSON.stringify({
-    compilerOptions: { strict: true, skipLibCheck: false, target: "ES2022", module, moduleResolution, types: ["node"], esModuleInterop: true },
-  }, null, 2);
+  return JSON.stringify(
+    {
+      compilerOptions: { strict: true, skipLibCheck: false, target: "ES2022", module, moduleResolution, types: ["node"], esModuleInterop: true },
+    },
+    null,
+    2,
+  );
 }
 
 export interface LegProject {
@@ -104,7 +111,7 @@ const projects = new Map<string, LegProject>();
 /** A fresh project with the packed tarball and the leg's SDK installed; once per leg and process. */
 export function legProject(leg: Leg): LegProject {
   let p = projects.get(leg.name);
-  if (!p) projects.set(leg.name, p = projectWith(packedTarball(), leg));
+  if (!p) projects.set(leg.name, (p = projectWith(packedTarball(), leg)));
   return p;
 }
 
@@ -115,8 +122,12 @@ export function projectWith(tarball: string, leg: Leg): LegProject {
   const nodeMajor = run("node", ["-p", "process.versions.node.split('.')[0]"], root, env).trim();
   fs.writeFileSync(path.join(root, "package.json"), JSON.stringify({ name: `kvm-e2e-${leg.name}`, private: true }, null, 2));
   fs.writeFileSync(path.join(root, "tsconfig.json"), consumerTsconfig());
-  run("npm", ["install", "--no-audit", "--no-fund", tarball, `@pulumi/pulumi@${leg.sdk}`,
-    "typescript@~5.9.3", "ts-node@^10.9.2", `@types/node@${nodeMajor}`], root, env);
+  run(
+    "npm",
+    ["install", "--no-audit", "--no-fund", tarball, `@pulumi/pulumi@${leg.sdk}`, "typescript@~5.9.3", "ts-node@^10.9.2", `@types/node@${nodeMajor}`],
+    root,
+    env,
+  );
   const version = (p: string) => JSON.parse(fs.readFileSync(path.join(root, "node_modules", p, "package.json"), "utf8")).version as string;
   const node = run("node", ["-p", "process.execPath"], root, env).trim();
   return { leg, root, sdkVersion: version("@pulumi/pulumi"), node, nodeVersion: run(node, ["--version"], root).trim() };

@@ -28,6 +28,10 @@ export async function pidFromFile(file: string, ms = 5_000): Promise<number> {
 /** Sends `signal` to one process (never a group: pid must be above 1) and waits until it has exited. */
 export async function stopProcess(pid: number, signal: NodeJS.Signals, ms = 10_000): Promise<void> {
   if (!(Number.isInteger(pid) && pid > 1)) throw new Error(`refusing to signal pid ${pid}`);
-  try { process.kill(pid, signal); } catch { return; }
+  try {
+    process.kill(pid, signal);
+  } catch {
+    return;
+  }
   for (const deadline = Date.now() + ms; running(pid) && Date.now() < deadline;) await sleep(50);
 }

@@ -16,11 +16,18 @@ export interface PulumiRun {
 
 export function runPulumi(e: E2eStack, args: string[]): PulumiRun {
   const p = spawn("pulumi", [...args, "--stack", e.stack.name, "--non-interactive"], {
-    cwd: e.stack.workspace.workDir, env: { ...process.env, ...e.env }, detached: true, stdio: ["ignore", "pipe", "pipe"],
+    cwd: e.stack.workspace.workDir,
+    env: { ...process.env, ...e.env },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  p.stdout.on("data", (d) => { output += d; });
-  p.stderr.on("data", (d) => { output += d; });
+  p.stdout.on("data", (d) => {
+    output += d;
+  });
+  p.stderr.on("data", (d) => {
+    output += d;
+  });
   return {
     pid: p.pid!,
     output: () => output,
@@ -42,7 +49,9 @@ export function descendants(pid: number): { pid: number; cmd: string }[] {
     try {
       const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
       parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-    } catch { /* exited meanwhile */ }
+    } catch {
+      /* exited meanwhile */
+    }
   }
   const out: { pid: number; cmd: string }[] = [];
   const below = (p: number) => {
@@ -50,7 +59,9 @@ export function descendants(pid: number): { pid: number; cmd: string }[] {
       if (pp !== p) continue;
       try {
         out.push({ pid: child, cmd: fs.readFileSync(`/proc/${child}/cmdline`, "utf8").replace(/\0/g, " ") });
-      } catch { continue; }
+      } catch {
+        continue;
+      }
       below(child);
     }
   };

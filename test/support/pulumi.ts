@@ -24,18 +24,26 @@ export function pulumiEnv(backend: string): Record<string, string> {
     PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
     PULUMI_SKIP_UPDATE_CHECK: "1",
     PULUMI_HOME: path.join(backend, ".pulumi-home"),
-    PATH: process.env.PATH!,
+    PATH: process.env.PATH,
   };
 }
 
 /** A stack of the program in `workDir`; `sharedBackend` lets a second checkout see the same stack. */
-export async function e2eStack(workDir: string, stackName: string, config: Record<string, string> = {}, extraEnv: Record<string, string> = {}, sharedBackend?: string): Promise<E2eStack> {
+export async function e2eStack(
+  workDir: string,
+  stackName: string,
+  config: Record<string, string> = {},
+  extraEnv: Record<string, string> = {},
+  sharedBackend?: string,
+): Promise<E2eStack> {
   const backend = sharedBackend ?? tempDir("pulumi-e2e-");
   const env = { ...pulumiEnv(backend), ...extraEnv };
   const stack = await LocalWorkspace.createOrSelectStack({ stackName, workDir }, { envVars: env });
   for (const [k, v] of Object.entries(config)) await stack.setConfig(k, { value: v });
   return {
-    stack, backend, env,
+    stack,
+    backend,
+    env,
     async remove() {
       await stack.workspace.removeStack(stackName, { force: true }).catch(() => undefined);
       fs.rmSync(path.join(workDir, `Pulumi.${stackName}.yaml`), { force: true });

@@ -26,7 +26,9 @@ async function freePort(): Promise<number> {
 export async function startSshd(lab: LabEnv, overrides: Record<string, string>): Promise<TestSshd> {
   const port = await freePort();
   const dir = tempDir("sshd-");
-  const base = fs.readFileSync(lab.sshdConfig, "utf8").split("\n")
+  const base = fs
+    .readFileSync(lab.sshdConfig, "utf8")
+    .split("\n")
     .filter((l) => l.trim() && !/^(Port|PidFile)\s/.test(l) && !Object.keys(overrides).some((k) => l.startsWith(k + " ")));
   const pidFile = path.join(dir, "sshd.pid");
   const lines = [`Port ${port}`, `PidFile ${pidFile}`, ...base, ...Object.entries(overrides).map(([k, v]) => `${k} ${v}`)];

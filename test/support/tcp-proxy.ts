@@ -15,7 +15,10 @@ export class TcpProxy {
   sent = 0;
   private cutAt: number | undefined;
 
-  private constructor(private readonly targetPort: number, private readonly targetHost = "127.0.0.1") {
+  private constructor(
+    private readonly targetPort: number,
+    private readonly targetHost = "127.0.0.1",
+  ) {
     this.server = net.createServer((client) => this.accept(client));
   }
 
@@ -34,21 +37,26 @@ export class TcpProxy {
     const upstream = net.connect(this.targetPort, this.targetHost);
     const pair: [net.Socket, net.Socket] = [client, upstream];
     this.pairs.add(pair);
-    const pipe = (from: net.Socket, to: net.Socket) => from.on("data", (d: Buffer) => {
-      if (this.mode === "blackhole") return; // swallowed: the peer sees silence, not a reset
-      if (this.mode === "replies-lost" && from === upstream) return;
-      if (from === client) this.sent += d.length;
-      if (this.cutAt !== undefined && this.sent >= this.cutAt) {
-        this.cutAt = undefined;
-        this.reset();
-        return;
-      }
-      if (this.delayMs > 0) setTimeout(() => to.writable && to.write(d), this.delayMs);
-      else if (to.writable) to.write(d);
-    });
+    const pipe = (from: net.Socket, to: net.Socket) =>
+      from.on("data", (d: Buffer) => {
+        if (this.mode === "blackhole") return; // swallowed: the peer sees silence, not a reset
+        if (this.mode === "replies-lost" && from === upstream) return;
+        if (from === client) this.sent += d.length;
+        if (this.cutAt !== undefined && this.sent >= this.cutAt) {
+          this.cutAt = undefined;
+          this.reset();
+          return;
+        }
+        if (this.delayMs > 0) setTimeout(() => to.writable && to.write(d), this.delayMs);
+        else if (to.writable) to.write(d);
+      });
     pipe(client, upstream);
     pipe(upstream, client);
-    const end = () => { client.destroy(); upstream.destroy(); this.pairs.delete(pair); };
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+      this.pairs.delete(pair);
+    };
     client.on("close", end).on("error", end);
     upstream.on("close", end).on("error", end);
   }
@@ -60,7 +68,10 @@ export class TcpProxy {
 
   /** Cuts every open connection with a reset. */
   reset(): void {
-    for (const [a, b] of this.pairs) { a.resetAndDestroy(); b.destroy(); }
+    for (const [a, b] of this.pairs) {
+      a.resetAndDestroy();
+      b.destroy();
+    }
     this.pairs.clear();
   }
 

@@ -15,22 +15,41 @@ export function virsh(args: string[], uri = "qemu:///system"): string {
 
 export function volumeNames(lab: LabEnv): string[] {
   virsh(["pool-refresh", lab.pool]);
-  return virsh(["vol-list", lab.pool]).split("\n").map((l) => l.trim().split(/\s+/)[0]).filter(Boolean).sort();
+  return virsh(["vol-list", lab.pool])
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/)[0])
+    .filter(Boolean)
+    .sort();
 }
 
 export function domainNames(): string[] {
-  return virsh(["list", "--all", "--name"]).split("\n").map((l) => l.trim()).filter(Boolean).sort();
+  return virsh(["list", "--all", "--name"])
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .sort();
 }
 
 export function leases(network: string): { expiry: string; mac: string; ip: string; hostname: string }[] {
-  return virsh(["net-dhcp-leases", network]).split("\n").map((l) => l.trim().split(/\s+/)).filter((f) => f.length >= 6)
+  return virsh(["net-dhcp-leases", network])
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => f.length >= 6)
     .map((f) => ({ expiry: `${f[0]} ${f[1]}`, mac: f[2], ip: f[4].split("/")[0], hostname: f[5] }));
 }
 
 export function poolNames(): string[] {
-  return virsh(["pool-list", "--all", "--name"]).split("\n").map((l) => l.trim()).filter(Boolean).sort();
+  return virsh(["pool-list", "--all", "--name"])
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .sort();
 }
 
 export function networkNames(): string[] {
-  return virsh(["net-list", "--all", "--name"]).split("\n").map((l) => l.trim()).filter(Boolean).sort();
+  return virsh(["net-list", "--all", "--name"])
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .sort();
 }

@@ -14,8 +14,8 @@ export function assertValidXml(xml: string, kind: "domain" | "storagevol" | "sto
     execFileSync("virt-xml-validate", [file, kind], { stdio: ["ignore", "pipe", "pipe"] });
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { stderr?: Buffer; stdout?: Buffer };
-    if (e.code === "ENOENT") throw new Error("virt-xml-validate is missing: run scripts/lab up (installs libvirt-clients and libxml2-utils)");
-    throw new Error(`libvirt's ${kind} schema refuses this XML: ${String(e.stderr ?? "")}${String(e.stdout ?? "")}\n${xml}`);
+    if (e.code === "ENOENT") throw new Error("virt-xml-validate is missing: run scripts/lab up (installs libvirt-clients and libxml2-utils)", { cause: err });
+    throw new Error(`libvirt's ${kind} schema refuses this XML: ${String(e.stderr ?? "")}${String(e.stdout ?? "")}\n${xml}`, { cause: err });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -39,7 +39,10 @@ describe("fileChunks", () => {
     fs.writeFileSync(file, Buffer.alloc(100000));
     const chunks = await collect(file, false);
     assert.ok(chunks.every((c) => "data" in c));
-    assert.strictEqual(chunks.reduce((n, c) => n + ("data" in c ? c.data.length : 0), 0), 100000);
+    assert.strictEqual(
+      chunks.reduce((n, c) => n + ("data" in c ? c.data.length : 0), 0),
+      100000,
+    );
   });
 
   it("reads a file several reads ahead into a few reused buffers, in order", async () => {
@@ -68,7 +71,11 @@ function sparseFile(dir: string): { file: string; content: Buffer } {
   const fd = fs.openSync(file, "w");
   try {
     fs.ftruncateSync(fd, content.length);
-    for (const [at, len] of [[1024 * 1024, 256 * 1024], [20 * 1024 * 1024, 512 * 1024], [content.length - 4096, 4096]]) {
+    for (const [at, len] of [
+      [1024 * 1024, 256 * 1024],
+      [20 * 1024 * 1024, 512 * 1024],
+      [content.length - 4096, 4096],
+    ]) {
       fs.writeSync(fd, content, at, len, at);
     }
   } finally {
@@ -96,8 +103,15 @@ describe("file holes (SEEK_DATA/SEEK_HOLE)", () => {
       const data = ranges.reduce((n, [s, e]) => n + e - s, 0);
       // the filesystem rounds to its blocks: at most a few MiB, never the whole 64
       assert.ok(data >= 772 * 1024 && data < 8 * 1024 * 1024, `data ranges ${JSON.stringify(ranges)}`);
-      for (const [at, len] of [[1024 * 1024, 256 * 1024], [20 * 1024 * 1024, 512 * 1024], [64 * 1024 * 1024 - 4096, 4096]]) {
-        assert.ok(ranges.some(([s, e]) => s <= at && at + len <= e), `written bytes at ${at} outside ${JSON.stringify(ranges)}`);
+      for (const [at, len] of [
+        [1024 * 1024, 256 * 1024],
+        [20 * 1024 * 1024, 512 * 1024],
+        [64 * 1024 * 1024 - 4096, 4096],
+      ]) {
+        assert.ok(
+          ranges.some(([s, e]) => s <= at && at + len <= e),
+          `written bytes at ${at} outside ${JSON.stringify(ranges)}`,
+        );
       }
     } finally {
       fs.closeSync(fd);
@@ -120,7 +134,10 @@ describe("file holes (SEEK_DATA/SEEK_HOLE)", () => {
     assert.ok(rebuild(items).equals(content));
     const read = items.reduce((n, i) => n + (Buffer.isBuffer(i) ? i.length : 0), 0);
     assert.ok(read < 8 * 1024 * 1024, `${read} bytes read of a file with 772 KiB of data`);
-    assert.ok(items.some((i) => !Buffer.isBuffer(i)), "no hole passed on");
+    assert.ok(
+      items.some((i) => !Buffer.isBuffer(i)),
+      "no hole passed on",
+    );
   });
 
   it("a sparse upload sends the same chunks whether holes were reported or read as zeros", async () => {

@@ -10,12 +10,28 @@ import { volumeProvider, VolumeOutputs } from "../../provider/resources/volume";
 
 const host = { address: "hv1", user: "root", port: 22, privateKeyPath: "/k" };
 const image: ImageOutputs = {
-  kvmKind: "Image", host, pool: "default", name: "debian", source: { path: "/img/debian.qcow2" },
-  path: "/p/debian", key: "/p/debian", format: "qcow2", capacityBytes: 1 << 30, sha256: "a".repeat(64),
+  kvmKind: "Image",
+  host,
+  pool: "default",
+  name: "debian",
+  source: { path: "/img/debian.qcow2" },
+  path: "/p/debian",
+  key: "/p/debian",
+  format: "qcow2",
+  capacityBytes: 1 << 30,
+  sha256: "a".repeat(64),
 };
 const volume: VolumeOutputs = {
-  kvmKind: "Volume", host, pool: "default", name: "disk", baseImage: "debian", capacity: 2 ** 31,
-  path: "/p/disk", key: "/p/disk", format: "qcow2", capacityBytes: 2 ** 31,
+  kvmKind: "Volume",
+  host,
+  pool: "default",
+  name: "disk",
+  baseImage: "debian",
+  capacity: 2 ** 31,
+  path: "/p/disk",
+  key: "/p/disk",
+  format: "qcow2",
+  capacityBytes: 2 ** 31,
 };
 
 describe("Image diff", () => {
@@ -65,9 +81,9 @@ describe("Image diff by content", () => {
 describe("Volume diff of sizes libvirt rounds", () => {
   // what check records (the request in bytes) and what libvirt made of it
   const table: [string, number, number][] = [
-    ["\"1.5GB\"", 1.5e9, 1500000256],
+    ['"1.5GB"', 1.5e9, 1500000256],
     ["1000001 bytes", 1000001, 1000448],
-    ["\"10GB\"", 1e10, 10000000000],
+    ['"10GB"', 1e10, 10000000000],
     ["a pool that rounds to 4 MiB extents", 1.5e9, 1503657984],
   ];
   for (const [what, requested, made] of table) {
@@ -109,7 +125,10 @@ describe("storage check", () => {
     try {
       const r = await volumeProvider.check(undefined, { host: { ...host, privateKeyPath: "/nonexistent/key" }, resourceName: "v", capacity: "1GiB" } as any);
       assert.deepStrictEqual(r.failures, []);
-      assert.ok(lines.some((l) => /warning: .*\/nonexistent\/key does not exist/.test(l)), lines.join("\n"));
+      assert.ok(
+        lines.some((l) => /warning: .*\/nonexistent\/key does not exist/.test(l)),
+        lines.join("\n"),
+      );
     } finally {
       delete process.env.PULUMI_KVM_SKIP_HOST_CHECK;
       setLogSink(undefined);
@@ -145,10 +164,26 @@ describe("storage check", () => {
 
 describe("credentials are not identity", () => {
   const domain = {
-    kvmKind: "Domain", host, name: "web", type: "kvm", vcpu: 1, memory: 512, firmware: "bios", disks: [{ volume: "disk", pool: "default" }],
-    networkInterfaces: [], running: true, autostart: false, uuid: "0b5b6a7e-1a2b-4c3d-9e8f-001122334455", state: "running", interfaces: [],
+    kvmKind: "Domain",
+    host,
+    name: "web",
+    type: "kvm",
+    vcpu: 1,
+    memory: 512,
+    firmware: "bios",
+    disks: [{ volume: "disk", pool: "default" }],
+    networkInterfaces: [],
+    running: true,
+    autostart: false,
+    uuid: "0b5b6a7e-1a2b-4c3d-9e8f-001122334455",
+    state: "running",
+    interfaces: [],
   } as any;
-  const kinds: [string, any, any][] = [["Image", imageProvider, image], ["Volume", volumeProvider, volume], ["Domain", domainProvider, domain]];
+  const kinds: [string, any, any][] = [
+    ["Image", imageProvider, image],
+    ["Volume", volumeProvider, volume],
+    ["Domain", domainProvider, domain],
+  ];
   const logins: [string, Record<string, unknown>][] = [
     ["another key file", { privateKeyPath: "/rotated" }],
     ["an inline key", { privateKey: "-----BEGIN OPENSSH PRIVATE KEY-----\n…" }],
@@ -159,8 +194,11 @@ describe("credentials are not identity", () => {
     ["other timeouts", { connectTimeout: 60, keepaliveInterval: 10, keepaliveCount: 5 }],
   ];
   const places: [string, Record<string, unknown>][] = [
-    ["another address", { address: "hv2" }], ["another port", { port: 2222 }], ["another user", { user: "admin" }],
-    ["another socket", { socketPath: "/var/run/libvirt/virtqemud-sock" }], ["another URI", { uri: "qemu:///session" }],
+    ["another address", { address: "hv2" }],
+    ["another port", { port: 2222 }],
+    ["another user", { user: "admin" }],
+    ["another socket", { socketPath: "/var/run/libvirt/virtqemud-sock" }],
+    ["another URI", { uri: "qemu:///session" }],
   ];
   for (const [kind, provider, olds] of kinds) {
     for (const [what, change] of logins) {
@@ -183,11 +221,23 @@ describe("host paths", () => {
     process.env.PULUMI_KVM_SKIP_HOST_CHECK = "1";
     setLogSink(() => undefined);
     try {
-      const news = { host: { address: "hv1", privateKeyPath: "./keys/id_ed25519", knownHostsPath: "~/.ssh/known_hosts", sshConfigPath: "config/ssh" }, name: "disk", capacity: "1GiB" };
+      const news = {
+        host: { address: "hv1", privateKeyPath: "./keys/id_ed25519", knownHostsPath: "~/.ssh/known_hosts", sshConfigPath: "config/ssh" },
+        name: "disk",
+        capacity: "1GiB",
+      };
       const { inputs, failures } = await volumeProvider.check(undefined, news as never);
       assert.deepStrictEqual(failures, []);
       assert.deepStrictEqual(inputs.host, news.host, "check keeps the paths as written");
-      const older = { ...volume, host: { ...news.host, privateKeyPath: path.resolve("keys/id_ed25519"), knownHostsPath: path.join(os.homedir(), ".ssh/known_hosts"), sshConfigPath: path.resolve("config/ssh") } };
+      const older = {
+        ...volume,
+        host: {
+          ...news.host,
+          privateKeyPath: path.resolve("keys/id_ed25519"),
+          knownHostsPath: path.join(os.homedir(), ".ssh/known_hosts"),
+          sshConfigPath: path.resolve("config/ssh"),
+        },
+      };
       const d = await volumeProvider.diff(volume.key, older, { ...volume, host: inputs.host });
       assert.strictEqual(d.changes, false, "the same files, however written");
       assert.strictEqual((await volumeProvider.diff(volume.key, older, { ...volume, host: { ...inputs.host, privateKeyPath: "./keys/other" } })).changes, true);

@@ -11,12 +11,18 @@ import { imageProvider } from "../../provider/resources/image";
 
 async function serve(handler: http.RequestListener): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
   const requests: string[] = [];
-  const server = http.createServer((req, res) => { requests.push(req.url ?? ""); handler(req, res); });
+  const server = http.createServer((req, res) => {
+    requests.push(req.url ?? "");
+    handler(req, res);
+  });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return {
     url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
     requests,
-    close: async () => { server.closeAllConnections(); await new Promise<void>((r) => server.close(() => r())); },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
   };
 }
 
@@ -29,12 +35,16 @@ async function download(url: string, opts: DownloadOptions): Promise<number> {
 }
 
 describe("download", () => {
-
   it(`follows at most ${MAX_REDIRECTS} redirects, then fails for good`, async () => {
-    const s = await serve((req, res) => { res.writeHead(302, { location: `/hop${req.url!.length}` }); res.end(); });
+    const s = await serve((req, res) => {
+      res.writeHead(302, { location: `/hop${req.url!.length}` });
+      res.end();
+    });
     try {
-      await assert.rejects(download(`${s.url}/start`, { attempts: 3, backoffMs: 1 }),
-        (e: unknown) => e instanceof DownloadError && e.permanent && /redirected more than 20 times/.test(e.message));
+      await assert.rejects(
+        download(`${s.url}/start`, { attempts: 3, backoffMs: 1 }),
+        (e: unknown) => e instanceof DownloadError && e.permanent && /redirected more than 20 times/.test(e.message),
+      );
       assert.strictEqual(s.requests.length, MAX_REDIRECTS + 1, "no retry of a redirect loop");
     } finally {
       await s.close();
@@ -42,7 +52,10 @@ describe("download", () => {
   });
 
   it("never follows a redirect to a file: URL, and does not retry it", async () => {
-    const s = await serve((_req, res) => { res.writeHead(301, { location: "file:///etc/shadow" }); res.end(); });
+    const s = await serve((_req, res) => {
+      res.writeHead(301, { location: "file:///etc/shadow" });
+      res.end();
+    });
     try {
       await assert.rejects(download(`${s.url}/image.qcow2`, { attempts: 4, backoffMs: 1 }), /redirects to a file: URL, which is never followed/);
       assert.strictEqual(s.requests.length, 1);
@@ -52,8 +65,10 @@ describe("download", () => {
   });
 
   it("refuses an https → http downgrade, and resolves relative locations", () => {
-    assert.throws(() => redirectTarget("https://mirror.example/a.qcow2", "http://mirror.example/a.qcow2", 0),
-      (e: unknown) => e instanceof DownloadError && e.permanent && /downgrade/.test(e.message));
+    assert.throws(
+      () => redirectTarget("https://mirror.example/a.qcow2", "http://mirror.example/a.qcow2", 0),
+      (e: unknown) => e instanceof DownloadError && e.permanent && /downgrade/.test(e.message),
+    );
     assert.strictEqual(redirectTarget("https://mirror.example/x/a.qcow2", "../b.qcow2", 0), "https://mirror.example/b.qcow2");
     assert.strictEqual(redirectTarget("http://mirror.example/a", "https://cdn.example/a", 0), "https://cdn.example/a");
   });
@@ -65,8 +80,12 @@ describe("download", () => {
       res.on("close", () => clearInterval(timer));
     });
     try {
-      await assert.rejects(download(`${s.url}/image.raw`, { attempts: 1, stallMs: 400, minRate: 64 * 1024 }),
-        (e: unknown) => e instanceof DownloadError && /crawled at (1\d|2\d)\.\d KiB\/s over 0 s, below the bound of 64\.0 KiB\/s \(PULUMI_KVM_DOWNLOAD_MIN_RATE\)/.test((e as Error).message));
+      await assert.rejects(
+        download(`${s.url}/image.raw`, { attempts: 1, stallMs: 400, minRate: 64 * 1024 }),
+        (e: unknown) =>
+          e instanceof DownloadError &&
+          /crawled at (1\d|2\d)\.\d KiB\/s over 0 s, below the bound of 64\.0 KiB\/s \(PULUMI_KVM_DOWNLOAD_MIN_RATE\)/.test((e as Error).message),
+      );
       // the same trickle within a lower bound goes on (stopped here after 2 s of it)
       const opened = await openDownload(`${s.url}/image.raw`, { attempts: 1, stallMs: 400, minRate: 4 * 1024 });
       let got = 0;
@@ -82,13 +101,23 @@ describe("download", () => {
   });
 
   it("fails a body that stalls after the stall bound, naming it, and a server that cannot resume it", async () => {
-    const s = await serve((_req, res) => { res.writeHead(200, { "content-length": "1000" }); res.write(Buffer.alloc(10)); });
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { "content-length": "1000" });
+      res.write(Buffer.alloc(10));
+    });
     try {
-      await assert.rejects(download(`${s.url}/image.qcow2`, { attempts: 2, backoffMs: 1, stallMs: 300 }),
-        /broke at byte 10 and its server cannot resume there \(HTTP 200 to a Range request\)/);
+      await assert.rejects(
+        download(`${s.url}/image.qcow2`, { attempts: 2, backoffMs: 1, stallMs: 300 }),
+        /broke at byte 10 and its server cannot resume there \(HTTP 200 to a Range request\)/,
+      );
       assert.strictEqual(s.requests.length, 2, "one resume, answered with the whole body: given up");
-      await assert.rejects(download(`${s.url}/image.qcow2`, { attempts: 1, stallMs: 300 }),
-        (e: unknown) => e instanceof DownloadError && !e.permanent && /truncated: 10 of 1000 bytes \(no data for 0\.3 s \(PULUMI_KVM_DOWNLOAD_STALL_TIMEOUT\)\)/.test(e.message));
+      await assert.rejects(
+        download(`${s.url}/image.qcow2`, { attempts: 1, stallMs: 300 }),
+        (e: unknown) =>
+          e instanceof DownloadError &&
+          !e.permanent &&
+          /truncated: 10 of 1000 bytes \(no data for 0\.3 s \(PULUMI_KVM_DOWNLOAD_STALL_TIMEOUT\)\)/.test(e.message),
+      );
       assert.strictEqual(s.requests.length, 3);
     } finally {
       await s.close();
@@ -106,7 +135,10 @@ describe("download", () => {
   });
 
   it("does not count a slow reader as a stall: the bound runs only while waiting for bytes", async () => {
-    const s = await serve((_req, res) => { res.writeHead(200, { "content-length": String(4 << 20) }); res.end(Buffer.alloc(4 << 20, 7)); });
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { "content-length": String(4 << 20) });
+      res.end(Buffer.alloc(4 << 20, 7));
+    });
     try {
       const opened = await openDownload(`${s.url}/image.raw`, { attempts: 1, stallMs: 200 });
       let got = 0;
@@ -121,7 +153,10 @@ describe("download", () => {
   });
 
   it("fails a body shorter than its Content-Length", async () => {
-    const s = await serve((_req, res) => { res.writeHead(200, { "content-length": "1000" }); res.end(Buffer.alloc(10)); });
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { "content-length": "1000" });
+      res.end(Buffer.alloc(10));
+    });
     try {
       await assert.rejects(download(`${s.url}/image.qcow2`, { attempts: 1, backoffMs: 1 }), /truncated: 10 of 1000 bytes/);
     } finally {
@@ -133,10 +168,15 @@ describe("download", () => {
 describe("image URLs carrying credentials", () => {
   it("are shown without userinfo or query in every message", async () => {
     assert.strictEqual(displayUrl("https://user:pw@mirror.example/a.qcow2?token=abc"), "https://mirror.example/a.qcow2?…");
-    const s = await serve((_req, res) => { res.writeHead(404); res.end(); });
+    const s = await serve((_req, res) => {
+      res.writeHead(404);
+      res.end();
+    });
     try {
-      const err = await download(`${s.url.replace("http://", "http://user:SECRETPW@")}/image.qcow2?sig=SECRETSIG`, { attempts: 1 })
-        .then(() => undefined, (e: Error) => e);
+      const err = await download(`${s.url.replace("http://", "http://user:SECRETPW@")}/image.qcow2?sig=SECRETSIG`, { attempts: 1 }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
       assert.ok(err, "a 404 fails");
       assert.match(err.message, /answered HTTP 404/);
       assert.doesNotMatch(err.message, /SECRET/);
@@ -152,7 +192,10 @@ describe("plain http without a checksum", () => {
     setLogSink((l) => lines.push(l));
     process.env.PULUMI_KVM_SKIP_HOST_CHECK = "1";
     try {
-      await imageProvider.check({} as never, { host: { address: "hv1", user: "root", privateKeyPath: "/nonexistent" }, resourceName: `w${Math.random()}`, source } as never);
+      await imageProvider.check(
+        {} as never,
+        { host: { address: "hv1", user: "root", privateKeyPath: "/nonexistent" }, resourceName: `w${Math.random()}`, source } as never,
+      );
     } finally {
       delete process.env.PULUMI_KVM_SKIP_HOST_CHECK;
       setLogSink(undefined);
@@ -184,7 +227,10 @@ describe("published checksum files", () => {
   });
 
   it("are fetched bounded: a file larger than a checksum file is refused", async () => {
-    const s = await serve((_req, res) => { res.writeHead(200); res.end(Buffer.alloc(2 * 1024 * 1024, 0x41)); });
+    const s = await serve((_req, res) => {
+      res.writeHead(200);
+      res.end(Buffer.alloc(2 * 1024 * 1024, 0x41));
+    });
     try {
       await assert.rejects(fetchChecksums(`${s.url}/SHA256SUMS`), /larger than 1048576 bytes: not a checksum file/);
     } finally {
@@ -195,9 +241,20 @@ describe("published checksum files", () => {
   it("make one of sha256, sha512 and checksumUrl the only checksum a source takes", async () => {
     process.env.PULUMI_KVM_SKIP_HOST_CHECK = "1";
     try {
-      const r = await imageProvider.check(undefined, { host: { address: "h" }, name: "i", source: { url: "https://example.invalid/i.qcow2", sha256: "a".repeat(64), sha512: "b".repeat(128) } } as never);
-      assert.deepStrictEqual(r.failures.map((f) => f.property), ["source.sha512"]);
-      const bad = await imageProvider.check(undefined, { host: { address: "h" }, name: "i", source: { url: "https://example.invalid/i.qcow2", sha512: "b".repeat(127) } } as never);
+      const r = await imageProvider.check(undefined, {
+        host: { address: "h" },
+        name: "i",
+        source: { url: "https://example.invalid/i.qcow2", sha256: "a".repeat(64), sha512: "b".repeat(128) },
+      } as never);
+      assert.deepStrictEqual(
+        r.failures.map((f) => f.property),
+        ["source.sha512"],
+      );
+      const bad = await imageProvider.check(undefined, {
+        host: { address: "h" },
+        name: "i",
+        source: { url: "https://example.invalid/i.qcow2", sha512: "b".repeat(127) },
+      } as never);
       assert.match(bad.failures[0].reason, /source\.sha512 must be 128 hex digits \(sha512sum's output\)/);
     } finally {
       delete process.env.PULUMI_KVM_SKIP_HOST_CHECK;

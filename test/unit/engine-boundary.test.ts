@@ -25,26 +25,45 @@ const domainXml = `<domain type="qemu"><name>vm</name><uuid>0b5b6a7e-1a2b-4c3d-9
 function domainCases(): object[] {
   const base = { host, resourceName: "vm", disks: [{ volume: "vm.qcow2" }] } as DomainInputs;
   const inputs = matrix<DomainInputs>(base, {
-    name: "vm", type: "qemu", vcpu: 2, memory: "256MiB", firmware: "uefi", machine: "q35", cpuMode: "host-model",
-    networkInterfaces: [{ network: "default", mac: "52:54:00:aa:bb:cc" }], cloudInit: { hostname: "vm", userData: "#cloud-config\n" },
-    kernel: "/boot/vmlinuz", running: true, autostart: true, qemuAgent: true, graphics: "vnc", waitForIp: { timeout: "1m" }, shutdownTimeout: "10s",
+    name: "vm",
+    type: "qemu",
+    vcpu: 2,
+    memory: "256MiB",
+    firmware: "uefi",
+    machine: "q35",
+    cpuMode: "host-model",
+    networkInterfaces: [{ network: "default", mac: "52:54:00:aa:bb:cc" }],
+    cloudInit: { hostname: "vm", userData: "#cloud-config\n" },
+    kernel: "/boot/vmlinuz",
+    running: true,
+    autostart: true,
+    qemuAgent: true,
+    graphics: "vnc",
+    waitForIp: { timeout: "1m" },
+    shutdownTimeout: "10s",
   }).map((d) => checkInputs(d, []));
   const parsed = parseDomainXml(domainXml);
   return inputs.flatMap((d) => [
     // what create records for a domain without cloud-init: no seed volume, no pool
     composeOutputs(d, { parsed, state: 1, active: true, autostart: false, addresses: [] }, { seedVolume: undefined, seedPool: undefined }),
-    composeOutputs(d, { parsed, state: 1, active: true, autostart: false, addresses: [{ mac: "52:54:00:aa:bb:cc", addresses: ["10.0.0.5"] }] }, { seedVolume: "vm-seed.iso", seedPool: "default" }),
+    composeOutputs(
+      d,
+      { parsed, state: 1, active: true, autostart: false, addresses: [{ mac: "52:54:00:aa:bb:cc", addresses: ["10.0.0.5"] }] },
+      { seedVolume: "vm-seed.iso", seedPool: "default" },
+    ),
     unobservedOutputs(d, { name: "vm", uuid: Buffer.alloc(16, 7), id: 1 }, { seedVolume: undefined, seedPool: undefined }),
   ]);
 }
 
 function volumeCases(): object[] {
   const made = { path: "/p/v", key: "/p/v", capacityBytes: 1000448 };
-  return matrix<VolumeInputs>({ host, pool: "default", name: "v" }, { resourceName: "v", baseImage: "img", sourceFormat: "qcow2", capacity: 1000001, format: "raw" })
-    .flatMap((i) => [
-      volumeOutputs(i, made, i.format ?? "qcow2", undefined, {}),
-      volumeOutputs(i, made, "qcow2", { path: "/p/img", format: "qcow2" }, { marker: "0d5a5d2e-8b1c-4b4e-9a43-2f6a0e6f1c11" }),
-    ]);
+  return matrix<VolumeInputs>(
+    { host, pool: "default", name: "v" },
+    { resourceName: "v", baseImage: "img", sourceFormat: "qcow2", capacity: 1000001, format: "raw" },
+  ).flatMap((i) => [
+    volumeOutputs(i, made, i.format ?? "qcow2", undefined, {}),
+    volumeOutputs(i, made, "qcow2", { path: "/p/img", format: "qcow2" }, { marker: "0d5a5d2e-8b1c-4b4e-9a43-2f6a0e6f1c11" }),
+  ]);
 }
 
 function imageCases(): object[] {
@@ -55,7 +74,11 @@ function imageCases(): object[] {
 }
 
 describe("engine boundary", () => {
-  for (const [kind, cases] of [["Domain", domainCases], ["Volume", volumeCases], ["Image", imageCases]] as const) {
+  for (const [kind, cases] of [
+    ["Domain", domainCases],
+    ["Volume", volumeCases],
+    ["Image", imageCases],
+  ] as const) {
     it(`${kind} outputs survive the dynamic-provider host's Struct round trip for every optional input absent and present`, () => {
       const all = cases();
       assert.ok(all.length >= 3);

@@ -79,7 +79,10 @@ describe("healing links", () => {
     const first = await f.dial(0);
     await first.daemon.until(first.daemon.calls(calls.deleteVolume.proc.proc));
     cut(first);
-    const err = await deleting.then(() => undefined, (e: Error) => e);
+    const err = await deleting.then(
+      () => undefined,
+      (e: Error) => e,
+    );
     assert.ok(err instanceof OutcomeUnknown, String(err));
     assert.match(err.message, /virStorageVolDelete \(vol default\/web-disk\) was sent, so whether it took effect is unknown/);
     assert.strictEqual(classify(err).errorClass, "transient");

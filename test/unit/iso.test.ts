@@ -13,7 +13,10 @@ describe("seed ISO", () => {
   const dir = tempDir("iso-");
   const file = path.join(dir, "seed.iso");
   const userData = "#cloud-config\nusers:\n  - name: ops\n" + "x".repeat(5000) + "\n";
-  const seed = buildSeed({ userData, hostname: "web-1", networkConfig: "version: 2\nethernets: {}\n", metaData: "instance-id: ignored\nfoo: bar\n" }, "fallback");
+  const seed = buildSeed(
+    { userData, hostname: "web-1", networkConfig: "version: 2\nethernets: {}\n", metaData: "instance-id: ignored\nfoo: bar\n" },
+    "fallback",
+  );
   fs.writeFileSync(file, seed.iso);
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -35,7 +38,10 @@ describe("seed ISO", () => {
   });
 
   it("derives the instance-id from the content, and is reproducible", () => {
-    const again = buildSeed({ userData, hostname: "web-1", networkConfig: "version: 2\nethernets: {}\n", metaData: "instance-id: ignored\nfoo: bar\n" }, "fallback");
+    const again = buildSeed(
+      { userData, hostname: "web-1", networkConfig: "version: 2\nethernets: {}\n", metaData: "instance-id: ignored\nfoo: bar\n" },
+      "fallback",
+    );
     assert.ok(again.iso.equals(seed.iso));
     const other = buildSeed({ userData: userData + "#\n", hostname: "web-1" }, "fallback");
     assert.notStrictEqual(other.instanceId, seed.instanceId);
@@ -45,7 +51,11 @@ describe("seed ISO", () => {
     const base = { userData, hostname: "web-1" };
     const plain = buildSeed(base, "fallback");
     // the instance-id of this seed as the previous release computed it (sha256 of the four parts)
-    const before = crypto.createHash("sha256").update(JSON.stringify([userData, "", "", "web-1"])).digest("hex").slice(0, 16);
+    const before = crypto
+      .createHash("sha256")
+      .update(JSON.stringify([userData, "", "", "web-1"]))
+      .digest("hex")
+      .slice(0, 16);
     assert.strictEqual(plain.instanceId, `i-${before}`);
     const vendorData = "#cloud-config\nruncmd:\n  - [touch, /run/vendor]\n";
     const withVendor = buildSeed({ ...base, vendorData }, "fallback");
@@ -59,7 +69,10 @@ describe("seed ISO", () => {
 
   it("makes unique 8.3 primary names and refuses names it cannot write", () => {
     const taken = new Set<string>();
-    assert.deepStrictEqual(["network-config", "network-configs", "user-data"].map((n) => primaryName(n, taken)), ["NETWORK_.", "NETWORK1.", "USER_DAT."]);
+    assert.deepStrictEqual(
+      ["network-config", "network-configs", "user-data"].map((n) => primaryName(n, taken)),
+      ["NETWORK_.", "NETWORK1.", "USER_DAT."],
+    );
     assert.throws(() => buildIso([{ name: "a b", data: Buffer.alloc(1) }], { volumeId: "x" }), /not supported/);
   });
 });

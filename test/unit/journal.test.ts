@@ -16,8 +16,18 @@ import { spawnSync } from "child_process";
 import { withMarker } from "../../provider/image/qcow2-marker";
 import { tempDir } from "../support/tmp";
 
-const host = { address: "hv1.example.com", user: "root", privateKey: "-----BEGIN OPENSSH PRIVATE KEY-----\nSECRETKEYBODY\n-----END OPENSSH PRIVATE KEY-----", passphrase: "SECRETPASSPHRASE" };
-const unreachable = { run: async () => { throw new Error("connect ECONNREFUSED"); }, describe: () => ({ label: "root@hv1.example.com", identity: "x" }) } as unknown as HostAccess;
+const host = {
+  address: "hv1.example.com",
+  user: "root",
+  privateKey: "-----BEGIN OPENSSH PRIVATE KEY-----\nSECRETKEYBODY\n-----END OPENSSH PRIVATE KEY-----",
+  passphrase: "SECRETPASSPHRASE",
+};
+const unreachable = {
+  run: async () => {
+    throw new Error("connect ECONNREFUSED");
+  },
+  describe: () => ({ label: "root@hv1.example.com", identity: "x" }),
+} as unknown as HostAccess;
 const noSuch = (code: string) => new LibvirtError({ code: ErrorCode[code], domain: 0, message: code, level: 2 } as any, "virX");
 
 /** A qcow2 header's first bytes, with pulumi-kvm's identity when `marker` is given. */
@@ -36,30 +46,50 @@ const UUID = "0b5b6a7e1a2b4c3d9e8f001122334455";
 /** A host where one volume, one domain, one pool and one network exist, recording what was removed. */
 function hostWith(o: { volKey?: string; volMarker?: string; domUuid?: string; marked?: boolean; objectUuid?: string }) {
   const removed: string[] = [];
-  const missing = (code: string) => { throw noSuch(code); };
+  const missing = (code: string) => {
+    throw noSuch(code);
+  };
   const lv = {
-    lookupPool: async (name: string) => (name === "default" ? { name, uuid: Buffer.alloc(16) } : o.objectUuid ? { name, uuid: Buffer.from(o.objectUuid, "hex") } : missing("VIR_ERR_NO_STORAGE_POOL")),
+    lookupPool: async (name: string) =>
+      name === "default"
+        ? { name, uuid: Buffer.alloc(16) }
+        : o.objectUuid
+          ? { name, uuid: Buffer.from(o.objectUuid, "hex") }
+          : missing("VIR_ERR_NO_STORAGE_POOL"),
     lookupVolume: async (pool: { name: string }, name: string) => {
       if (!o.volKey) throw noSuch("VIR_ERR_NO_STORAGE_VOL");
       return { pool: pool.name, name, key: o.volKey };
     },
-    downloadVolume: async function* () { yield qcow2Head(o.volMarker); },
-    deleteVolume: async (v: { name: string }) => { removed.push(`volume ${v.name}`); },
+    downloadVolume: async function* () {
+      yield qcow2Head(o.volMarker);
+    },
+    deleteVolume: async (v: { name: string }) => {
+      removed.push(`volume ${v.name}`);
+    },
     lookupDomain: async (name: string) => {
       if (!o.domUuid) throw noSuch("VIR_ERR_NO_DOMAIN");
       return { name, uuid: Buffer.from(o.domUuid, "hex"), id: -1 };
     },
-    domainMetadata: async () => { if (!o.marked) throw noSuch("VIR_ERR_NO_DOMAIN_METADATA"); return "<resource/>"; },
+    domainMetadata: async () => {
+      if (!o.marked) throw noSuch("VIR_ERR_NO_DOMAIN_METADATA");
+      return "<resource/>";
+    },
     domainState: async () => ({ state: 5, reason: 0 }),
     destroyDomain: async () => undefined,
-    undefineDomain: async (d: { name: string }) => { removed.push(`domain ${d.name}`); },
+    undefineDomain: async (d: { name: string }) => {
+      removed.push(`domain ${d.name}`);
+    },
     poolIsActive: async () => true,
     stopPool: async () => undefined,
     deletePoolStorage: async () => undefined,
-    undefinePool: async (p: { name: string }) => { removed.push(`pool ${p.name}`); },
+    undefinePool: async (p: { name: string }) => {
+      removed.push(`pool ${p.name}`);
+    },
     lookupNetwork: async (name: string) => (o.objectUuid ? { name, uuid: Buffer.from(o.objectUuid, "hex") } : missing("VIR_ERR_NO_NETWORK")),
     networkIsActive: async () => false,
-    undefineNetwork: async (n: { name: string }) => { removed.push(`network ${n.name}`); },
+    undefineNetwork: async (n: { name: string }) => {
+      removed.push(`network ${n.name}`);
+    },
   };
   return { lv: lv as any, removed };
 }
@@ -68,9 +98,19 @@ describe("leftover journal", () => {
   const dir = tempDir("journal-");
   const file = path.join(dir, "leftovers.json");
   const warnings: string[] = [];
-  before(() => { process.env.PULUMI_KVM_JOURNAL = file; setLogSink((line) => warnings.push(line)); });
-  after(() => { delete process.env.PULUMI_KVM_JOURNAL; setLogSink(undefined); fs.rmSync(dir, { recursive: true, force: true }); });
-  beforeEach(() => { fs.rmSync(file, { force: true }); warnings.length = 0; });
+  before(() => {
+    process.env.PULUMI_KVM_JOURNAL = file;
+    setLogSink((line) => warnings.push(line));
+  });
+  after(() => {
+    delete process.env.PULUMI_KVM_JOURNAL;
+    setLogSink(undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    fs.rmSync(file, { force: true });
+    warnings.length = 0;
+  });
 
   it("holds no credentials and is readable by this user only, also over a file that was world-readable", async () => {
     fs.writeFileSync(file, "[]", { mode: 0o644 });
@@ -79,7 +119,10 @@ describe("leftover journal", () => {
     const text = fs.readFileSync(file, "utf8");
     assert.doesNotMatch(text, /SECRET|PRIVATE KEY/);
     assert.strictEqual(fs.statSync(file).mode & 0o777, 0o600);
-    assert.deepStrictEqual(JSON.parse(text).map((e: any) => [e.kind, e.name, e.id]), [["volume", "v1", MARKER]]);
+    assert.deepStrictEqual(
+      JSON.parse(text).map((e: any) => [e.kind, e.name, e.id]),
+      [["volume", "v1", MARKER]],
+    );
     assert.ok(await isJournalled(hostWith({ volKey: "/p/v1", volMarker: MARKER }).lv, host, "volume", "v1", "default"));
   });
 
@@ -87,11 +130,21 @@ describe("leftover journal", () => {
     await rollback(unreachable, { host, kind: "volume", pool: "default", name: "old", id: MARKER }, 1);
     // the next operation removes "old" slowly, while ten other creates fail
     const { lv } = hostWith({ volKey: "/p/old", volMarker: MARKER });
-    const slow = { ...lv, deleteVolume: async () => { await new Promise((r) => setTimeout(r, 200)); } };
+    const slow = {
+      ...lv,
+      deleteVolume: async () => {
+        await new Promise((r) => setTimeout(r, 200));
+      },
+    };
     const clearing = clearLeftovers(host, slow);
     await new Promise((r) => setTimeout(r, 20));
     await Promise.all([clearing, ...Array.from({ length: 10 }, (_, i) => rollback(unreachable, { host, kind: "volume", pool: "default", name: `p${i}` }, 1))]);
-    assert.deepStrictEqual(JSON.parse(fs.readFileSync(file, "utf8")).map((e: any) => e.name).sort(), Array.from({ length: 10 }, (_, i) => `p${i}`).sort());
+    assert.deepStrictEqual(
+      JSON.parse(fs.readFileSync(file, "utf8"))
+        .map((e: any) => e.name)
+        .sort(),
+      Array.from({ length: 10 }, (_, i) => `p${i}`).sort(),
+    );
   });
 
   it("is cleared by the next operation on the host with other credentials (a rotated key)", async () => {
@@ -137,13 +190,24 @@ describe("leftover journal", () => {
   });
   const journal = () => JSON.parse(fs.readFileSync(file, "utf8")) as { name: string; pid?: number; id?: string; key?: string }[];
   /** A pid that no process has any more. */
-  const deadPid = () => spawnSync(process.execPath, ["-e", ""]).pid!;
+  const deadPid = () => spawnSync(process.execPath, ["-e", ""]).pid;
 
   it("journals an object with its identity before the call that makes it, as this process's, and forgets it once the create is kept", async () => {
     const making = new Making(unreachable, host);
     let during: ReturnType<typeof journal> = [];
-    await making.make({ kind: "volume", pool: "default", name: "mk", id: MARKER }, async () => { during = journal(); return { key: "/p/mk" }; }, (v) => v.key);
-    assert.deepStrictEqual(during.map((e) => [e.name, e.pid, e.id]), [["mk", process.pid, MARKER]], "journalled before the call, with this pid and the identity");
+    await making.make(
+      { kind: "volume", pool: "default", name: "mk", id: MARKER },
+      async () => {
+        during = journal();
+        return { key: "/p/mk" };
+      },
+      (v) => v.key,
+    );
+    assert.deepStrictEqual(
+      during.map((e) => [e.name, e.pid, e.id]),
+      [["mk", process.pid, MARKER]],
+      "journalled before the call, with this pid and the identity",
+    );
     const { lv, removed } = hostWith({ volKey: "/p/mk", volMarker: MARKER });
     assert.ok(!(await isJournalled(lv, host, "volume", "mk", "default")), "a create in flight is no leftover: its name is not free");
     await clearLeftovers(host, lv);
@@ -154,19 +218,39 @@ describe("leftover journal", () => {
 
   it("forgets an object libvirt refused to make; one whose call the link cut off is undone when it proves to be the one made", async () => {
     const making = new Making(unreachable, host);
-    await assert.rejects(making.make({ kind: "volume", pool: "default", name: "refused" }, async () => { throw noSuch("VIR_ERR_STORAGE_VOL_EXIST"); }));
+    await assert.rejects(
+      making.make({ kind: "volume", pool: "default", name: "refused" }, async () => {
+        throw noSuch("VIR_ERR_STORAGE_VOL_EXIST");
+      }),
+    );
     assert.deepStrictEqual(journal(), [], "libvirt answered: nothing was made");
-    await assert.rejects(making.make({ kind: "volume", pool: "default", name: "cut", id: MARKER }, async () => { throw new RpcTransportError("link reset"); }));
+    await assert.rejects(
+      making.make({ kind: "volume", pool: "default", name: "cut", id: MARKER }, async () => {
+        throw new RpcTransportError("link reset");
+      }),
+    );
     const { lv, removed } = hostWith({ volKey: "/p/cut", volMarker: MARKER });
     const reachable = { run: (_h: unknown, fn: (l: unknown) => unknown) => fn(lv), describe: unreachable.describe } as unknown as HostAccess;
     const cutOff = new Making(reachable, host);
-    await assert.rejects(cutOff.make({ kind: "volume", pool: "default", name: "cut", id: MARKER }, async () => { throw new RpcTransportError("link reset"); }));
+    await assert.rejects(
+      cutOff.make({ kind: "volume", pool: "default", name: "cut", id: MARKER }, async () => {
+        throw new RpcTransportError("link reset");
+      }),
+    );
     await cutOff.undo();
     assert.deepStrictEqual(removed, ["volume cut"], "the outcome was unknown: the volume of that name carries the identity, so it is removed");
-    assert.deepStrictEqual(journal().map((e) => e.name), ["cut"], "only the first create's entry is left (its undo never ran)");
+    assert.deepStrictEqual(
+      journal().map((e) => e.name),
+      ["cut"],
+      "only the first create's entry is left (its undo never ran)",
+    );
     // without an identity chosen beforehand, what has the name now is not proven to be it
     const unproven = new Making(reachable, host);
-    await assert.rejects(unproven.make({ kind: "volume", pool: "default", name: "cut2" }, async () => { throw new RpcTransportError("link reset"); }));
+    await assert.rejects(
+      unproven.make({ kind: "volume", pool: "default", name: "cut2" }, async () => {
+        throw new RpcTransportError("link reset");
+      }),
+    );
     await unproven.undo();
     assert.deepStrictEqual(removed, ["volume cut"]);
     assert.match(warnings.join("\n"), /nothing proves that the volume of that name is the one it made.*virsh vol-delete --pool default cut2/);
@@ -176,25 +260,51 @@ describe("leftover journal", () => {
     const { lv, removed } = hostWith({ volKey: "/p/up" });
     const reachable = { run: (_h: unknown, fn: (l: unknown) => unknown) => fn(lv), describe: unreachable.describe } as unknown as HostAccess;
     const making = new Making(reachable, host);
-    await making.make({ kind: "volume", pool: "default", name: "up" }, async () => ({ key: "/p/up" }), (v) => v.key);
+    await making.make(
+      { kind: "volume", pool: "default", name: "up" },
+      async () => ({ key: "/p/up" }),
+      (v) => v.key,
+    );
     await making.undo();
     assert.deepStrictEqual(removed, ["volume up"]);
     const later = new Making(unreachable, host);
-    await later.make({ kind: "volume", pool: "default", name: "up2" }, async () => ({ key: "/p/up2" }), (v) => v.key);
+    await later.make(
+      { kind: "volume", pool: "default", name: "up2" },
+      async () => ({ key: "/p/up2" }),
+      (v) => v.key,
+    );
     await later.undo();
-    assert.deepStrictEqual(journal().map((e) => [e.name, e.key]), [["up2", undefined]], "a key proves nothing to another process");
+    assert.deepStrictEqual(
+      journal().map((e) => [e.name, e.key]),
+      [["up2", undefined]],
+      "a key proves nothing to another process",
+    );
   });
 
   it("keeps what it cannot undo for the next operation; a dead process's leftover goes when proven, and is only reported when not", async () => {
     const making = new Making(unreachable, host);
-    await making.make({ kind: "volume", pool: "default", name: "kept", id: MARKER }, async () => ({ key: "/p/kept" }), (v) => v.key);
+    await making.make(
+      { kind: "volume", pool: "default", name: "kept", id: MARKER },
+      async () => ({ key: "/p/kept" }),
+      (v) => v.key,
+    );
     await making.undo();
-    assert.deepStrictEqual(journal().map((e) => [e.name, e.pid, e.id]), [["kept", undefined, MARKER]], "nobody makes it now: a leftover, with its identity");
+    assert.deepStrictEqual(
+      journal().map((e) => [e.name, e.pid, e.id]),
+      [["kept", undefined, MARKER]],
+      "nobody makes it now: a leftover, with its identity",
+    );
     const place = (journal()[0] as any).place;
     fs.writeFileSync(file, JSON.stringify([{ kind: "volume", pool: "default", name: "orphan", id: MARKER, place, pid: deadPid(), token: "t" }]));
     const proven = hostWith({ volKey: "/p/orphan", volMarker: MARKER });
-    assert.ok(await isJournalled(proven.lv, host, "volume", "orphan", "default"), "its process is gone and the volume proves to be it: the name counts as free");
-    assert.ok(!(await isJournalled(hostWith({ volKey: "/p/orphan" }).lv, host, "volume", "orphan", "default")), "someone else's volume of that name: the name is taken");
+    assert.ok(
+      await isJournalled(proven.lv, host, "volume", "orphan", "default"),
+      "its process is gone and the volume proves to be it: the name counts as free",
+    );
+    assert.ok(
+      !(await isJournalled(hostWith({ volKey: "/p/orphan" }).lv, host, "volume", "orphan", "default")),
+      "someone else's volume of that name: the name is taken",
+    );
     await clearLeftovers(host, proven.lv);
     assert.deepStrictEqual(proven.removed, ["volume orphan"]);
     assert.deepStrictEqual(journal(), []);
@@ -216,10 +326,16 @@ describe("leftover journal", () => {
     await rollback(unreachable, { host, kind: "volume", pool: "default", name: "v2", id: MARKER }, 1);
     assert.strictEqual(fs.readFileSync(victim, "utf8"), "untouched");
     assert.ok(fs.lstatSync(file).isFile());
-    assert.deepStrictEqual(fs.readdirSync(dir).filter((f) => f.endsWith(".tmp") && !fs.lstatSync(path.join(dir, f)).isSymbolicLink()), []);
+    assert.deepStrictEqual(
+      fs.readdirSync(dir).filter((f) => f.endsWith(".tmp") && !fs.lstatSync(path.join(dir, f)).isSymbolicLink()),
+      [],
+    );
     // a journal that is a link, or another user's file, is not read
     fs.rmSync(file);
-    fs.writeFileSync(victim, JSON.stringify([{ kind: "volume", pool: "default", name: "v3", id: MARKER, place: JSON.stringify([host.address, 22, host.user, "", ""]) }]));
+    fs.writeFileSync(
+      victim,
+      JSON.stringify([{ kind: "volume", pool: "default", name: "v3", id: MARKER, place: JSON.stringify([host.address, 22, host.user, "", ""]) }]),
+    );
     fs.symlinkSync(victim, file);
     const v3 = hostWith({ volKey: "/p/v3", volMarker: MARKER }).lv;
     assert.ok(!(await isJournalled(v3, host, "volume", "v3", "default")), "a journal behind a link was trusted");
@@ -238,7 +354,10 @@ describe("leftover journal", () => {
     process.env.PULUMI_KVM_JOURNAL = path.join(shared, "leftovers.json");
     try {
       const making = new Making(unreachable, host);
-      await assert.rejects(making.make({ kind: "volume", pool: "default", name: "x" }, async () => ({ key: "/p/x" })), /can be written by other users; set PULUMI_KVM_JOURNAL/);
+      await assert.rejects(
+        making.make({ kind: "volume", pool: "default", name: "x" }, async () => ({ key: "/p/x" })),
+        /can be written by other users; set PULUMI_KVM_JOURNAL/,
+      );
       assert.ok(!fs.existsSync(path.join(shared, "leftovers.json")));
     } finally {
       process.env.PULUMI_KVM_JOURNAL = file;

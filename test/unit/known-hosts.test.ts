@@ -84,8 +84,12 @@ describe("known_hosts verification", () => {
   });
 
   it("prefers the host key algorithms known_hosts has", () => {
-    assert.deepStrictEqual(preferredHostKeyAlgorithms(write([`h ssh-rsa AAAA`, `h ssh-ed25519 ${b64}`]), "h", 22),
-      ["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa", "ssh-ed25519"]);
+    assert.deepStrictEqual(preferredHostKeyAlgorithms(write([`h ssh-rsa AAAA`, `h ssh-ed25519 ${b64}`]), "h", 22), [
+      "rsa-sha2-512",
+      "rsa-sha2-256",
+      "ssh-rsa",
+      "ssh-ed25519",
+    ]);
     assert.strictEqual(preferredHostKeyAlgorithms(write(["#"]), "h", 22), undefined);
   });
 });
@@ -94,16 +98,30 @@ describe("host resolution through ~/.ssh/config", () => {
   it("takes HostName, Port, User, IdentityFile and a chain of ProxyJump hops", () => {
     const dir = tempDir("sshcfg-");
     const cfg = path.join(dir, "config");
-    fs.writeFileSync(cfg, [
-      "Host bastion", "  HostName 192.0.2.10", "  Port 2200", "  User jump",
-      "Host hv1", "  HostName 198.51.100.5", "  Port 2222", "  User admin", "  IdentityFile ~/.ssh/hv_key", "  ProxyJump bastion,ops@192.0.2.11:22",
-    ].join("\n"));
+    fs.writeFileSync(
+      cfg,
+      [
+        "Host bastion",
+        "  HostName 192.0.2.10",
+        "  Port 2200",
+        "  User jump",
+        "Host hv1",
+        "  HostName 198.51.100.5",
+        "  Port 2222",
+        "  User admin",
+        "  IdentityFile ~/.ssh/hv_key",
+        "  ProxyJump bastion,ops@192.0.2.11:22",
+      ].join("\n"),
+    );
     const h = resolveHost({ address: "hv1", sshConfigPath: cfg });
     assert.strictEqual(h.hostname, "198.51.100.5");
     assert.strictEqual(h.port, 2222);
     assert.strictEqual(h.user, "admin");
     assert.deepStrictEqual(h.identityFiles, [path.join(os.homedir(), ".ssh/hv_key")]);
-    assert.deepStrictEqual(h.jumps, [{ address: "192.0.2.10", port: 2200, user: "jump" }, { address: "192.0.2.11", port: 22, user: "ops" }]);
+    assert.deepStrictEqual(h.jumps, [
+      { address: "192.0.2.10", port: 2200, user: "jump" },
+      { address: "192.0.2.11", port: 22, user: "ops" },
+    ]);
     // explicit settings win over the config file
     assert.strictEqual(resolveHost({ address: "hv1", port: 22, user: "root", sshConfigPath: cfg }).label, "root@hv1");
     assert.notStrictEqual(hostIdentity(h), hostIdentity(resolveHost({ address: "hv1", sshConfigPath: cfg, socketPath: "/other" })));
@@ -114,19 +132,24 @@ describe("host resolution through ~/.ssh/config", () => {
     const dir = tempDir("sshcfg-");
     const cfg = path.join(dir, "config");
     const ran = path.join(dir, "ran");
-    fs.writeFileSync(cfg, [
-      `Match exec "touch ${ran}"`, "  User fromexec",
-      "Host hv*", "  HostName %h.lab.example", "  Port 2200",
-      "  IdentityFile ~/.ssh/%r@%h:%p-%n", "  IdentityFile %d/keys/%u-%%",
-      "  UserKnownHostsFile ~/.ssh/known_%h_%p",
-    ].join("\n"));
+    fs.writeFileSync(
+      cfg,
+      [
+        `Match exec "touch ${ran}"`,
+        "  User fromexec",
+        "Host hv*",
+        "  HostName %h.lab.example",
+        "  Port 2200",
+        "  IdentityFile ~/.ssh/%r@%h:%p-%n",
+        "  IdentityFile %d/keys/%u-%%",
+        "  UserKnownHostsFile ~/.ssh/known_%h_%p",
+      ].join("\n"),
+    );
     const h = resolveHost({ address: "hv1", user: "ops", sshConfigPath: cfg });
     assert.ok(!fs.existsSync(ran), "Match exec ran its command");
     assert.strictEqual(h.user, "ops");
     assert.strictEqual(h.hostname, "hv1.lab.example");
-    assert.deepStrictEqual(h.identityFiles, [
-      path.join(os.homedir(), ".ssh/ops@hv1.lab.example:2200-hv1"), `${os.homedir()}/keys/${os.userInfo().username}-%`,
-    ]);
+    assert.deepStrictEqual(h.identityFiles, [path.join(os.homedir(), ".ssh/ops@hv1.lab.example:2200-hv1"), `${os.homedir()}/keys/${os.userInfo().username}-%`]);
     assert.strictEqual(h.knownHostsPath, path.join(os.homedir(), ".ssh/known_hv1.lab.example_2200"));
     // a Match exec block never matches, so its settings never apply
     assert.strictEqual(resolveHost({ address: "other", sshConfigPath: cfg }).user, os.userInfo().username);

@@ -7,25 +7,33 @@ import * as path from "path";
 import { calls } from "../../provider/libvirt/calls";
 import { handshakeProcedures } from "../../provider/rpc/handshake";
 
-const fixture = new Map(fs.readFileSync(path.join(__dirname, "..", "..", "..", "test", "fixtures", "remote-procedures.txt"), "utf8")
-  .split("\n").filter((l) => l.startsWith("REMOTE_PROC_")).map((l) => {
-    const [name, n] = l.trim().split(/\s+/);
-    return [name, Number(n)] as const;
-  }));
+const fixture = new Map(
+  fs
+    .readFileSync(path.join(__dirname, "..", "..", "..", "test", "fixtures", "remote-procedures.txt"), "utf8")
+    .split("\n")
+    .filter((l) => l.startsWith("REMOTE_PROC_"))
+    .map((l) => {
+      const [name, n] = l.trim().split(/\s+/);
+      return [name, Number(n)] as const;
+    }),
+);
 
 /** libvirt's naming rule: virStorageVolCreateXML → REMOTE_PROC_STORAGE_VOL_CREATE_XML. */
 function constantOf(api: string): string {
   // the auth procedures have no public API of their own
   const special: Record<string, string> = { virConnectAuthList: "AUTH_LIST", virConnectAuthPolkit: "AUTH_POLKIT" };
-  const words = special[api] ?? api.replace(/^vir/, "").replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2").toUpperCase();
+  const words =
+    special[api] ??
+    api
+      .replace(/^vir/, "")
+      .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+      .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
+      .toUpperCase();
   return `REMOTE_PROC_${words}`;
 }
 
 describe("procedure table", () => {
-  const rows = [
-    ...Object.entries(calls).map(([name, row]) => [name, row.proc] as const),
-    ...Object.entries(handshakeProcedures),
-  ];
+  const rows = [...Object.entries(calls).map(([name, row]) => [name, row.proc] as const), ...Object.entries(handshakeProcedures)];
 
   it("maps API names to libvirt's constants by libvirt's naming rule", () => {
     assert.strictEqual(constantOf("virStorageVolCreateXML"), "REMOTE_PROC_STORAGE_VOL_CREATE_XML");

@@ -20,14 +20,30 @@ function context(verdict: Partial<HostHealth> = {}): { ctx: ResourceContext; pro
   const state = { probes: 0 };
   const ctx: ResourceContext = {
     pool: {
-      run: async () => { throw new Error("check must not run operations"); },
-      probe: async (_h, fn) => { state.probes++; return fn(everythingExists) as never; },
+      run: async () => {
+        throw new Error("check must not run operations");
+      },
+      probe: async (_h, fn) => {
+        state.probes++;
+        return fn(everythingExists);
+      },
       describe: () => ({ label: "root@hv1.example.com", identity: "hv1" }),
       warnEarly: () => undefined,
     },
-    health: async () => ({ host: "root@hv1.example.com", ok: true, latencyMs: 1, pool: { name: "default", state: "running", capacityBytes: 1e12, allocationBytes: 0, availableBytes: 1e12 }, ...verdict }) as HostHealth,
+    health: async () => ({
+      host: "root@hv1.example.com",
+      ok: true,
+      latencyMs: 1,
+      pool: { name: "default", state: "running", capacityBytes: 1e12, allocationBytes: 0, availableBytes: 1e12 },
+      ...verdict,
+    }),
   };
-  return { ctx, get probes() { return state.probes; } } as { ctx: ResourceContext; probes: number };
+  return {
+    ctx,
+    get probes() {
+      return state.probes;
+    },
+  };
 }
 
 describe("check with the host passed in", () => {
@@ -35,8 +51,14 @@ describe("check with the host passed in", () => {
     const c = context();
     const r = await createVolumeProvider(c.ctx).check({} as never, { host, name: "web-disk", capacity: "1GiB" } as VolumeInputs);
     assert.strictEqual(c.probes, 1);
-    assert.deepStrictEqual(r.failures.map((f) => f.property), ["name"]);
-    assert.match(r.failures[0].reason, /volume "web-disk" in pool "default" already exists on root@hv1\.example\.com and is not part of this stack.*virsh vol-delete --pool default web-disk/);
+    assert.deepStrictEqual(
+      r.failures.map((f) => f.property),
+      ["name"],
+    );
+    assert.match(
+      r.failures[0].reason,
+      /volume "web-disk" in pool "default" already exists on root@hv1\.example\.com and is not part of this stack.*virsh vol-delete --pool default web-disk/,
+    );
   });
 
   it("does not ask the host about the names the stack's own state holds, also when Pulumi re-checks a replacement with no olds", async () => {
@@ -53,8 +75,17 @@ describe("check with the host passed in", () => {
   it("remembers the names of a dependent Pulumi only diffed before checking it as new (delete-before-replace)", async () => {
     const c = context();
     const provider = createVolumeProvider(c.ctx);
-    const recorded = { host, pool: "default", name: "dep-disk", kvmKind: "Volume", path: "/p/dep-disk", key: "/p/dep-disk", format: "qcow2", capacityBytes: 2 ** 30 } as const;
-    await provider.diff(recorded.key, recorded as never, { ...recorded, baseImage: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" } as never);
+    const recorded = {
+      host,
+      pool: "default",
+      name: "dep-disk",
+      kvmKind: "Volume",
+      path: "/p/dep-disk",
+      key: "/p/dep-disk",
+      format: "qcow2",
+      capacityBytes: 2 ** 30,
+    } as const;
+    await provider.diff(recorded.key, recorded, { ...recorded, baseImage: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" });
     const r = await provider.check({} as never, { host, name: "dep-disk", capacity: "1GiB" } as VolumeInputs);
     assert.deepStrictEqual(r.failures, []);
   });
@@ -62,7 +93,10 @@ describe("check with the host passed in", () => {
   it("names the pool when the host's pool is inactive, and asks nothing more", async () => {
     const c = context({ ok: false, stage: "pool", error: 'storage pool "default" is inactive on root@hv1.example.com' });
     const r = await createVolumeProvider(c.ctx).check({} as never, { host, name: "x", capacity: "1GiB" } as VolumeInputs);
-    assert.deepStrictEqual(r.failures.map((f) => f.property), ["pool"]);
+    assert.deepStrictEqual(
+      r.failures.map((f) => f.property),
+      ["pool"],
+    );
     assert.match(r.failures[0].reason, /inactive.*\[stage: pool\]/);
     assert.strictEqual(c.probes, 0);
   });

@@ -5,7 +5,7 @@ import * as assert from "assert";
 import { Duplex } from "stream";
 import { classify } from "../../provider/errors";
 import { Libvirt, LibvirtError } from "../../provider/libvirt/api";
-import { checkInputs, DomainInputs } from "../../provider/resources/domain-inputs";
+import { checkInputs } from "../../provider/resources/domain-inputs";
 import { interfaceAddresses } from "../../provider/resources/domain-ip";
 import { rpcLibvirt } from "../../provider/libvirt/rpc-libvirt";
 import { RpcClient } from "../../provider/rpc/client";
@@ -27,7 +27,10 @@ describe("deepEqual", () => {
 });
 
 describe("keptMacs", () => {
-  const current = [{ mac: "52:54:00:00:00:01", network: "a" }, { mac: "52:54:00:00:00:02", network: "b" }];
+  const current = [
+    { mac: "52:54:00:00:00:01", network: "a" },
+    { mac: "52:54:00:00:00:02", network: "b" },
+  ];
   it("keeps each interface's MAC by its network when NIC 0 is removed", () => {
     assert.deepStrictEqual(keptMacs(current, [{ network: "b" }]), ["52:54:00:00:00:02"]);
   });
@@ -50,7 +53,15 @@ describe("error classes", () => {
 });
 
 describe("rollback", () => {
-  const failing = (code: string) => new Proxy({}, { get: () => async () => { throw libvirtError(code); } }) as any;
+  const failing = (code: string) =>
+    new Proxy(
+      {},
+      {
+        get: () => async () => {
+          throw libvirtError(code);
+        },
+      },
+    ) as any;
   for (const code of ["VIR_ERR_NO_STORAGE_VOL", "VIR_ERR_NO_STORAGE_POOL"]) {
     it(`takes ${code} as already gone`, async () => {
       assert.strictEqual(await removeLeftover(failing(code), { kind: "volume", pool: "default", name: "v" }), "gone");
@@ -68,7 +79,12 @@ describe("rollback", () => {
 
 describe("the call bound", () => {
   it("abandons a call libvirtd never answers, naming the API, and keeps the link", async () => {
-    const silent = new Duplex({ read() {}, write(_c, _e, cb) { cb(); } });
+    const silent = new Duplex({
+      read() {},
+      write(_c, _e, cb) {
+        cb();
+      },
+    });
     const client = new RpcClient(silent, { callTimeoutMs: 200 });
     const started = Date.now();
     await assert.rejects(rpcLibvirt(client).shutdownDomain({ name: "vm", uuid: Buffer.alloc(16), id: 1 }), (err: Error) => {
@@ -82,9 +98,22 @@ describe("the call bound", () => {
   });
 
   it("with no bound, a call waits until its reply", async () => {
-    const silent = new Duplex({ read() {}, write(_c, _e, cb) { cb(); } });
+    const silent = new Duplex({
+      read() {},
+      write(_c, _e, cb) {
+        cb();
+      },
+    });
     const client = new RpcClient(silent);
-    const outcome = await Promise.race([rpcLibvirt(client).libVersion().then(() => "answered", () => "failed"), new Promise((r) => setTimeout(() => r("waiting"), 400))]);
+    const outcome = await Promise.race([
+      rpcLibvirt(client)
+        .libVersion()
+        .then(
+          () => "answered",
+          () => "failed",
+        ),
+      new Promise((r) => setTimeout(() => r("waiting"), 400)),
+    ]);
     assert.strictEqual(outcome, "waiting");
     client.destroy(new Error("done"));
   });
@@ -96,17 +125,28 @@ describe("what a guest reports", () => {
     const lv = {
       interfaceAddresses: async () => [
         { name: "eth0", hwaddr: "52:54:00:AA:BB:CC", addrs: addrs.map((addr) => ({ type: 0, addr, prefix: 24 })) },
-        { name: "eth1", hwaddr: "52:54:00:aa:bb:dd", addrs: [{ type: 1, addr: "fd00::1", prefix: 64 }, { type: 1, addr: "fd00::1 extra", prefix: 64 }, { type: 0, addr: "fd00::2", prefix: 64 }] },
+        {
+          name: "eth1",
+          hwaddr: "52:54:00:aa:bb:dd",
+          addrs: [
+            { type: 1, addr: "fd00::1", prefix: 64 },
+            { type: 1, addr: "fd00::1 extra", prefix: 64 },
+            { type: 0, addr: "fd00::2", prefix: 64 },
+          ],
+        },
       ],
     } as unknown as Libvirt;
     const dom = { name: "d", uuid: Buffer.alloc(16), id: 1 };
-    assert.deepStrictEqual(await interfaceAddresses(lv, dom, "agent", "ipv4"), [{ mac: "52:54:00:aa:bb:cc", addresses: ["10.0.0.5", "192.168.1.7"] }, { mac: "52:54:00:aa:bb:dd", addresses: [] }]);
+    assert.deepStrictEqual(await interfaceAddresses(lv, dom, "agent", "ipv4"), [
+      { mac: "52:54:00:aa:bb:cc", addresses: ["10.0.0.5", "192.168.1.7"] },
+      { mac: "52:54:00:aa:bb:dd", addresses: [] },
+    ]);
     assert.deepStrictEqual((await interfaceAddresses(lv, dom, "agent", "ipv6"))[1].addresses, ["fd00::1"]);
   });
 
   it("never shows a secret input's value in check's error: an invalid cloudInit.hostname", () => {
     const failures: Failures = [];
-    checkInputs({ host: { address: "h" }, name: "d", disks: [{ volume: "v" }], cloudInit: { hostname: "SECRET_host_name" } } as unknown as DomainInputs, failures);
+    checkInputs({ host: { address: "h" }, name: "d", disks: [{ volume: "v" }], cloudInit: { hostname: "SECRET_host_name" } }, failures);
     const hostname = failures.find((f) => f.property === "cloudInit.hostname");
     assert.ok(hostname, JSON.stringify(failures));
     assert.doesNotMatch(hostname.reason, /SECRET/);

@@ -38,12 +38,19 @@ describe("RPC client (fake daemon)", () => {
     const names = ["a", "b", "c", "d", "e"];
     const pending = names.map((n) => s.lv.lookupPool(n));
     const received = await s.daemon.until(s.daemon.calls(calls.lookupPool.proc.proc), names.length);
-    assert.deepStrictEqual(received.map((p) => p.header.serial), [1, 2, 3, 4, 5], "serials count up from 1");
+    assert.deepStrictEqual(
+      received.map((p) => p.header.serial),
+      [1, 2, 3, 4, 5],
+      "serials count up from 1",
+    );
     for (const call of [...received].reverse()) {
       const { name } = decode(calls.lookupPool.proc.args, call.payload);
       s.daemon.reply(call, calls.lookupPool.proc.ret, { pool: poolOf(name) });
     }
-    assert.deepStrictEqual((await Promise.all(pending)).map((p) => p.name), names);
+    assert.deepStrictEqual(
+      (await Promise.all(pending)).map((p) => p.name),
+      names,
+    );
   });
 
   it("drops the late reply of an abandoned call and keeps the link for the others", async () => {
@@ -54,7 +61,7 @@ describe("RPC client (fake daemon)", () => {
     const kept = s.lv.hostname();
     const [gone] = await s.daemon.until(s.daemon.calls(calls.lookupPool.proc.proc));
     ac.abort(new Error("caller gave up"));
-    await assert.rejects(doomed, (e: unknown) => e instanceof RpcAbortError && /virStoragePoolLookupByName/.test((e as Error).message));
+    await assert.rejects(doomed, (e: unknown) => e instanceof RpcAbortError && /virStoragePoolLookupByName/.test(e.message));
     s.daemon.reply(gone, calls.lookupPool.proc.ret, { pool: poolOf("gone") });
     const [host] = await s.daemon.until(s.daemon.calls(calls.hostname.proc.proc));
     s.daemon.reply(host, calls.hostname.proc.ret, { hostname: "hv1" });
@@ -83,7 +90,10 @@ describe("RPC client (fake daemon)", () => {
     const pending = s.lv.lookupVolume(poolOf("p"), "x");
     const [call] = await s.daemon.until(s.daemon.calls(calls.lookupVolume.proc.proc));
     s.daemon.fail(call, ErrorCode.VIR_ERR_NO_STORAGE_VOL, "Storage volume not found: no storage vol with matching name 'x'");
-    await assert.rejects(pending, (e: unknown) => e instanceof LibvirtError && e.codeName === "VIR_ERR_NO_STORAGE_VOL" && e.api === "virStorageVolLookupByName");
+    await assert.rejects(
+      pending,
+      (e: unknown) => e instanceof LibvirtError && e.codeName === "VIR_ERR_NO_STORAGE_VOL" && e.api === "virStorageVolLookupByName",
+    );
   });
 
   it("answers the daemon's PINGs, pings a silent daemon, and declares it dead after its PINGs go unanswered", async () => {
@@ -95,7 +105,9 @@ describe("RPC client (fake daemon)", () => {
     const closed = new Promise<Error>((r) => s.client.once("close", r));
     const pending = s.lv.hostname();
     const pings: number[] = [];
-    s.daemon.socket.on("data", () => { if (s.daemon.received.filter(isKeepalive(KeepaliveProc.PING)).length > pings.length) pings.push(Date.now()); });
+    s.daemon.socket.on("data", () => {
+      if (s.daemon.received.filter(isKeepalive(KeepaliveProc.PING)).length > pings.length) pings.push(Date.now());
+    });
     const started = Date.now();
     s.client.startKeepalive(1.2, 2);
     const err = await closed;
@@ -126,7 +138,17 @@ describe("RPC client (fake daemon)", () => {
     s.daemon.socket.pause(); // the daemon stops reading: its socket fills up
     const data = Buffer.alloc(4 * MiB, 7);
     let sentAll = false;
-    const upload = s.lv.uploadVolume(vol, (async function* () { yield { data }; })()).then((p) => { sentAll = true; return p; });
+    const upload = s.lv
+      .uploadVolume(
+        vol,
+        (async function* () {
+          yield { data };
+        })(),
+      )
+      .then((p) => {
+        sentAll = true;
+        return p;
+      });
     s.daemon.socket.resume();
     const [open] = await s.daemon.until(s.daemon.calls(calls.uploadVolume.proc.proc));
     s.daemon.socket.pause();
@@ -141,7 +163,10 @@ describe("RPC client (fake daemon)", () => {
     const progress = await upload;
     assert.strictEqual(progress.sent, data.length);
     const chunks = s.daemon.received.filter(isData);
-    assert.ok(chunks.every((c) => c.payload.length <= 262120), "chunks of at most 256 KiB");
+    assert.ok(
+      chunks.every((c) => c.payload.length <= 262120),
+      "chunks of at most 256 KiB",
+    );
     assert.ok(Buffer.concat(chunks.map((c) => c.payload)).equals(data));
   });
 
@@ -149,7 +174,12 @@ describe("RPC client (fake daemon)", () => {
     const s = setup();
     client = s.client;
     const end = (s.client as unknown as { stream: import("stream").Duplex }).stream;
-    const upload = s.lv.uploadVolume(vol, (async function* () { yield { data: Buffer.alloc(4 * MiB, 1) }; })());
+    const upload = s.lv.uploadVolume(
+      vol,
+      (async function* () {
+        yield { data: Buffer.alloc(4 * MiB, 1) };
+      })(),
+    );
     const [open] = await s.daemon.until(s.daemon.calls(calls.uploadVolume.proc.proc));
     s.daemon.socket.pause(); // the daemon stops reading: the client's link fills up
     s.daemon.reply(open, calls.uploadVolume.proc.ret, undefined);
@@ -170,7 +200,12 @@ describe("RPC client (fake daemon)", () => {
   it("ends an upload with the daemon's STREAM error sent in the middle of it, and keeps the link", async () => {
     const s = setup();
     client = s.client;
-    async function* endless() { for (;;) { yield { data: Buffer.alloc(MiB, 1) }; await tick(); } }
+    async function* endless() {
+      for (;;) {
+        yield { data: Buffer.alloc(MiB, 1) };
+        await tick();
+      }
+    }
     const upload = s.lv.uploadVolume(vol, endless());
     const [open] = await s.daemon.until(s.daemon.calls(calls.uploadVolume.proc.proc));
     s.daemon.reply(open, calls.uploadVolume.proc.ret, undefined);
@@ -187,14 +222,25 @@ describe("RPC client (fake daemon)", () => {
     const s = setup();
     client = s.client;
     let release!: () => void;
-    const held = new Promise<void>((r) => { release = r; });
-    const upload = s.lv.uploadVolume(vol, (async function* () { yield { data: Buffer.alloc(MiB, 1) }; await held; })());
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const upload = s.lv.uploadVolume(
+      vol,
+      (async function* () {
+        yield { data: Buffer.alloc(MiB, 1) };
+        await held;
+      })(),
+    );
     const [open] = await s.daemon.until(s.daemon.calls(calls.uploadVolume.proc.proc));
     s.daemon.reply(open, calls.uploadVolume.proc.ret, undefined);
     await s.daemon.until((p) => p.header.type === MessageType.Stream, 4);
     const sent = 64 * (MiB - 64);
     for (let i = 0; i < 64; i++) {
-      s.daemon.send({ proc: open.header.proc, type: MessageType.Stream, serial: open.header.serial, status: MessageStatus.Continue }, Buffer.alloc(MiB - 64, 7));
+      s.daemon.send(
+        { proc: open.header.proc, type: MessageType.Stream, serial: open.header.serial, status: MessageStatus.Continue },
+        Buffer.alloc(MiB - 64, 7),
+      );
       await tick();
     }
     // every byte sent has reached the client
@@ -216,7 +262,8 @@ describe("RPC client (fake daemon)", () => {
     const [open] = await s.daemon.until(s.daemon.calls(calls.downloadVolume.proc.proc));
     s.daemon.reply(open, calls.downloadVolume.proc.ret, undefined);
     const chunk = Buffer.alloc(256 * 1024, 3);
-    for (let i = 0; i < 48; i++) s.daemon.send({ proc: open.header.proc, type: MessageType.Stream, serial: open.header.serial, status: MessageStatus.Continue }, chunk);
+    for (let i = 0; i < 48; i++)
+      s.daemon.send({ proc: open.header.proc, type: MessageType.Stream, serial: open.header.serial, status: MessageStatus.Continue }, chunk);
     s.daemon.send({ proc: open.header.proc, type: MessageType.Stream, serial: open.header.serial, status: MessageStatus.Continue });
     assert.strictEqual((await first).value?.length, chunk.length);
     // the reader now holds 11.75 MiB unread: more than 8 MiB, where the link used to pause
@@ -228,7 +275,9 @@ describe("RPC client (fake daemon)", () => {
     s.daemon.reply(call, calls.hostname.proc.ret, { hostname: "hv1" });
     assert.strictEqual(await host, "hv1");
     let bytes = chunk.length;
-    const rest = (async () => { for await (const c of { [Symbol.asyncIterator]: () => download }) bytes += c.length; })();
+    const rest = (async () => {
+      for await (const c of { [Symbol.asyncIterator]: () => download }) bytes += c.length;
+    })();
     const [finish] = await s.daemon.until((p) => p.header.type === MessageType.Stream && p.header.status === MessageStatus.Ok);
     s.daemon.send({ proc: finish.header.proc, type: MessageType.Stream, serial: finish.header.serial });
     await rest;
@@ -242,7 +291,8 @@ describe("RPC client (fake daemon)", () => {
     const first = download.next();
     const [open] = await s.daemon.until(s.daemon.calls(calls.downloadVolume.proc.proc));
     s.daemon.reply(open, calls.downloadVolume.proc.ret, undefined);
-    const send = () => s.daemon.send({ proc: open.header.proc, type: MessageType.Stream, serial: open.header.serial, status: MessageStatus.Continue }, Buffer.alloc(256 * 1024));
+    const send = () =>
+      s.daemon.send({ proc: open.header.proc, type: MessageType.Stream, serial: open.header.serial, status: MessageStatus.Continue }, Buffer.alloc(256 * 1024));
     send();
     assert.strictEqual((await first).value?.length, 256 * 1024);
     for (let i = 0; i < 7; i++) send(); // the reader reads no more
@@ -278,7 +328,10 @@ describe("RPC client (fake daemon)", () => {
     }
     const seven = await s.daemon.until(s.daemon.calls(calls.lookupPool.proc.proc), 7);
     s.daemon.reply(seven[6], calls.lookupPool.proc.ret, { pool: poolOf("g") });
-    assert.deepStrictEqual((await Promise.all(pending)).map((p) => p.name), names);
+    assert.deepStrictEqual(
+      (await Promise.all(pending)).map((p) => p.name),
+      names,
+    );
     assert.strictEqual(s.client.stats.peakRequests, 5);
   });
 

@@ -8,10 +8,17 @@ import { Domain } from "../../sdk/domain";
 import { Image } from "../../sdk/image";
 
 describe("the SDK's secrets", () => {
-  before(() => pulumi.runtime.setMocks({
-    newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }),
-    call: (args) => args.inputs,
-  }, "project", "stack", false));
+  before(() =>
+    pulumi.runtime.setMocks(
+      {
+        newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }),
+        call: (args) => args.inputs,
+      },
+      "project",
+      "stack",
+      false,
+    ),
+  );
   const host = { address: "hv1", user: "root" };
   const isSecret = (resource: unknown, property: string) => pulumi.isSecret((resource as Record<string, pulumi.Output<unknown>>)[property]);
 
@@ -24,7 +31,11 @@ describe("the SDK's secrets", () => {
   it("make cloudInit a secret when any part is given, and only then", async () => {
     const disks = [{ volume: "disk" }];
     for (const part of ["userData", "vendorData", "metaData", "networkConfig", "hostname"]) {
-      assert.strictEqual(await isSecret(new Domain(`vm-${part}`, { host, disks, cloudInit: { [part]: part === "hostname" ? "web-1" : "x: 1\n" } }), "cloudInit"), true, part);
+      assert.strictEqual(
+        await isSecret(new Domain(`vm-${part}`, { host, disks, cloudInit: { [part]: part === "hostname" ? "web-1" : "x: 1\n" } }), "cloudInit"),
+        true,
+        part,
+      );
     }
     assert.strictEqual(await isSecret(new Domain("vm-empty", { host, disks, cloudInit: {} }), "cloudInit"), false, "an empty cloudInit holds nothing secret");
   });

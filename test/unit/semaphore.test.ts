@@ -17,9 +17,18 @@ describe("Semaphore", () => {
     const b = await s.acquire();
     const order: string[] = [];
     const ac = new AbortController();
-    const c = s.acquire(ac.signal).then((r) => { order.push("c"); return r; });
-    const d = s.acquire().then((r) => { order.push("d"); return r; });
-    const e = s.acquire().then((r) => { order.push("e"); return r; });
+    const c = s.acquire(ac.signal).then((r) => {
+      order.push("c");
+      return r;
+    });
+    const d = s.acquire().then((r) => {
+      order.push("d");
+      return r;
+    });
+    const e = s.acquire().then((r) => {
+      order.push("e");
+      return r;
+    });
     assert.strictEqual(s.waiting, 3);
     ac.abort(new Error("gave up"));
     await assert.rejects(c, /gave up/);
@@ -35,14 +44,16 @@ describe("Semaphore", () => {
     const s = new Semaphore(4);
     let running = 0;
     let peak = 0;
-    await Promise.all(Array.from({ length: 20 }, async () => {
-      const r = await s.acquire();
-      running++;
-      peak = Math.max(peak, running);
-      await new Promise((res) => setTimeout(res, 5));
-      running--;
-      r();
-    }));
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const r = await s.acquire();
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((res) => setTimeout(res, 5));
+        running--;
+        r();
+      }),
+    );
     assert.strictEqual(peak, 4);
   });
 });

@@ -49,8 +49,7 @@ describe("XDR codecs", () => {
       { prog: Program.REMOTE, vers: 1, proc: p.proc, type: MessageType.Call, serial: 2, status: MessageStatus.Ok },
       encode(p.args, { name: "qemu:///system", flags: 0 }),
     );
-    assert.strictEqual(hex(frame),
-      "00000038200080860000000100000001000000000000000200000000" + "000000010000000e71656d753a2f2f2f73797374656d000000000000");
+    assert.strictEqual(hex(frame), "00000038200080860000000100000001000000000000000200000000" + "000000010000000e71656d753a2f2f2f73797374656d000000000000");
     assert.strictEqual(frame.length, 56);
   });
 
@@ -83,15 +82,18 @@ describe("XDR codecs", () => {
 });
 
 describe("PacketParser", () => {
-  const frame = (serial: number, payload: Buffer) => encodePacket(
-    { prog: Program.REMOTE, vers: 1, proc: 1, type: MessageType.Reply, serial, status: MessageStatus.Ok }, payload);
+  const frame = (serial: number, payload: Buffer) =>
+    encodePacket({ prog: Program.REMOTE, vers: 1, proc: 1, type: MessageType.Reply, serial, status: MessageStatus.Ok }, payload);
 
   it("reassembles packets split at every byte boundary and packed together", () => {
     const bytes = Buffer.concat([frame(1, Buffer.alloc(0)), frame(2, Buffer.from("abcdefgh")), frame(3, Buffer.alloc(100, 9))]);
     for (let cut = 1; cut < bytes.length; cut++) {
       const parser = new PacketParser();
       const got = [...parser.push(bytes.subarray(0, cut)), ...parser.push(bytes.subarray(cut))];
-      assert.deepStrictEqual(got.map((p) => p.header.serial), [1, 2, 3]);
+      assert.deepStrictEqual(
+        got.map((p) => p.header.serial),
+        [1, 2, 3],
+      );
       assert.strictEqual(got[1].payload.toString(), "abcdefgh");
       assert.strictEqual(got[2].payload.length, 100);
     }
@@ -104,9 +106,17 @@ describe("PacketParser", () => {
     const concat = Buffer.concat;
     const copy = Buffer.prototype.copy;
     let copied = 0;
-    Buffer.concat = ((list: readonly Uint8Array[], total?: number) => { const b = concat(list, total); copied += b.length; return b; }) as typeof Buffer.concat;
-    Buffer.prototype.copy = function (this: Buffer, ...args: Parameters<Buffer["copy"]>) { const n = copy.apply(this, args); copied += n; return n; };
-    let got: Packet[] = [];
+    Buffer.concat = (list: readonly Uint8Array[], total?: number) => {
+      const b = concat(list, total);
+      copied += b.length;
+      return b;
+    };
+    Buffer.prototype.copy = function (this: Buffer, ...args: Parameters<Buffer["copy"]>) {
+      const n = copy.apply(this, args);
+      copied += n;
+      return n;
+    };
+    let got: Packet[];
     try {
       const parser = new PacketParser();
       got = parser.push(bytes.subarray(0, 2));

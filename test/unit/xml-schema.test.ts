@@ -21,21 +21,48 @@ const domains: [string, DomainInputs, DiskSpec[], string?][] = [
   ["an overlay disk with its backing chain and a seed", { ...base, cloudInit: { userData: "#cloud-config\n" } }, [overlay], "/pool/vm-seed.iso"],
   ["UEFI (no secure boot whatever the machine)", { ...base, firmware: "uefi" }, [overlay]],
   ["UEFI on q35 with a machine version", { ...base, firmware: "uefi", machine: "pc-q35-7.2" }, [overlay]],
-  ["every option", {
-    ...base, type: "qemu", vcpu: 2, memory: 1024, machine: "q35", cpuMode: "host-passthrough", qemuAgent: true, graphics: "vnc",
-    networkInterfaces: [{ network: "default", mac: "52:54:00:aa:bb:cc" }, { bridge: "br0", model: "e1000" }, { network: "lab" }],
-  }, [overlay, raw, { ...raw, path: "/pool/s.raw", bus: "sata" }, { ...raw, path: "/pool/scsi.raw", bus: "scsi" }, { ...raw, path: "/pool/ide.raw", bus: "ide" }], "/pool/vm-seed.iso"],
+  [
+    "every option",
+    {
+      ...base,
+      type: "qemu",
+      vcpu: 2,
+      memory: 1024,
+      machine: "q35",
+      cpuMode: "host-passthrough",
+      qemuAgent: true,
+      graphics: "vnc",
+      networkInterfaces: [{ network: "default", mac: "52:54:00:aa:bb:cc" }, { bridge: "br0", model: "e1000" }, { network: "lab" }],
+    },
+    [
+      overlay,
+      raw,
+      { ...raw, path: "/pool/s.raw", bus: "sata" },
+      { ...raw, path: "/pool/scsi.raw", bus: "scsi" },
+      { ...raw, path: "/pool/ide.raw", bus: "ide" },
+    ],
+    "/pool/vm-seed.iso",
+  ],
   ["spice graphics", { ...base, graphics: "spice" }, [raw]],
   ["direct kernel boot", { ...base, kernel: "/boot/vmlinuz", initrd: "/boot/initrd.img", cmdline: "console=ttyS0" }, [raw]],
   ["a kernel without initrd or cmdline", { ...base, kernel: "/boot/vmlinuz" }, [raw]],
   ["an installer cdrom first", { ...base, disks: [{ volume: "installer.iso", device: "cdrom", bus: "sata" }, { volume: "disk" }] }, [iso, raw]],
   ["a kept UUID and MAC", { ...base, networkInterfaces: [{ network: "default" }] }, [raw]],
-  ["direct (macvtap) NICs in each mode", { ...base, networkInterfaces: [{ direct: { dev: "eth0" } }, { direct: { dev: "eth1", mode: "vepa" } }, { direct: { dev: "eno1", mode: "passthrough" } }] }, [raw]],
-  ["every disk option (boot order, cache, discard, serial, read-only)", base, [
-    { ...overlay, bootOrder: 2, cache: "none", discard: "unmap", serial: "os-disk_1" },
-    { ...raw, bootOrder: 1, cache: "writeback", discard: "ignore", serial: "data.2", readonly: true },
-    { ...iso, cache: "unsafe" },
-  ], "/pool/vm-seed.iso"],
+  [
+    "direct (macvtap) NICs in each mode",
+    { ...base, networkInterfaces: [{ direct: { dev: "eth0" } }, { direct: { dev: "eth1", mode: "vepa" } }, { direct: { dev: "eno1", mode: "passthrough" } }] },
+    [raw],
+  ],
+  [
+    "every disk option (boot order, cache, discard, serial, read-only)",
+    base,
+    [
+      { ...overlay, bootOrder: 2, cache: "none", discard: "unmap", serial: "os-disk_1" },
+      { ...raw, bootOrder: 1, cache: "writeback", discard: "ignore", serial: "data.2", readonly: true },
+      { ...iso, cache: "unsafe" },
+    ],
+    "/pool/vm-seed.iso",
+  ],
 ];
 
 describe("libvirt's schema", () => {
@@ -47,7 +74,10 @@ describe("libvirt's schema", () => {
   it("accepts the volume XML for raw, qcow2 and an overlay", () => {
     assertValidXml(volumeXml({ name: "a.raw", capacityBytes: 1 << 30, format: "raw" }), "storagevol");
     assertValidXml(volumeXml({ name: "a.qcow2", capacityBytes: 10 * (1 << 30), format: "qcow2" }), "storagevol");
-    assertValidXml(volumeXml({ name: "b.qcow2", capacityBytes: 10 * (1 << 30), format: "qcow2", backing: { path: "/pool/a.qcow2", format: "qcow2" } }), "storagevol");
+    assertValidXml(
+      volumeXml({ name: "b.qcow2", capacityBytes: 10 * (1 << 30), format: "qcow2", backing: { path: "/pool/a.qcow2", format: "qcow2" } }),
+      "storagevol",
+    );
   });
   it("accepts the storage pool XML", () => {
     assertValidXml(poolXml({ name: "fast", type: "dir", path: "/srv/nvme/images" }), "storagepool");
@@ -56,11 +86,32 @@ describe("libvirt's schema", () => {
   const net: NetworkInputs = { host, name: "lab", mode: "isolated", addresses: ["192.168.171.1/24"] };
   const networks: [string, NetworkInputs][] = [
     ["an isolated network, no DHCP", net],
-    ["NAT with DHCP, reservations (with and without a name) and a DNS domain", {
-      ...net, mode: "nat", domain: "lab.internal",
-      dhcp: { start: "192.168.171.100", end: "192.168.171.199", hosts: [{ mac: "52:54:00:00:00:01", ip: "192.168.171.10", name: "db" }, { mac: "52:54:00:00:00:02", ip: "192.168.171.11" }] },
-    }],
-    ["a routed network on a named bridge with IPv4 and IPv6", { ...net, mode: "route", bridge: "virbr9", addresses: ["192.168.171.1/24", "fd00:171::1/64"], dhcp: { start: "192.168.171.100", end: "192.168.171.199" } }],
+    [
+      "NAT with DHCP, reservations (with and without a name) and a DNS domain",
+      {
+        ...net,
+        mode: "nat",
+        domain: "lab.internal",
+        dhcp: {
+          start: "192.168.171.100",
+          end: "192.168.171.199",
+          hosts: [
+            { mac: "52:54:00:00:00:01", ip: "192.168.171.10", name: "db" },
+            { mac: "52:54:00:00:00:02", ip: "192.168.171.11" },
+          ],
+        },
+      },
+    ],
+    [
+      "a routed network on a named bridge with IPv4 and IPv6",
+      {
+        ...net,
+        mode: "route",
+        bridge: "virbr9",
+        addresses: ["192.168.171.1/24", "fd00:171::1/64"],
+        dhcp: { start: "192.168.171.100", end: "192.168.171.199" },
+      },
+    ],
     ["bridge mode on the host's bridge", { host, name: "lan", mode: "bridge", bridge: "br0" }],
   ];
   for (const [what, inputs] of networks) {
@@ -71,7 +122,11 @@ describe("libvirt's schema", () => {
 
   it("refuses XML libvirt would refuse (the check can fail)", () => {
     let refused = false;
-    try { assertValidXml("<domain type='qemu'><name>x</name><bogus/></domain>", "domain"); } catch { refused = true; }
+    try {
+      assertValidXml("<domain type='qemu'><name>x</name><bogus/></domain>", "domain");
+    } catch {
+      refused = true;
+    }
     if (!refused) throw new Error("virt-xml-validate accepted an invalid domain");
   });
 });

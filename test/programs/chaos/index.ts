@@ -15,14 +15,22 @@ const perHost = config.getNumber("perHost") ?? 2;
 const grown = config.getBoolean("grown") ?? false;
 const MiB = 1 << 20;
 
-for (const [id, port] of [["a", config.require("portA")], ["b", config.require("portB")]]) {
+for (const [id, port] of [
+  ["a", config.require("portA")],
+  ["b", config.require("portB")],
+]) {
   const host = { ...labHost({ port }), knownHostsPath: config.require("knownHosts") };
   const image = new kvm.Image(`${prefix}-${id}-image`, { host, source: { path: lab.KVM_LAB_IMAGE } });
   for (let i = 0; i < perHost; i++) {
     const disk = new kvm.Volume(`${prefix}-${id}-disk-${i}`, { host, baseImage: image, capacity: (grown ? 72 : 64) * MiB });
     new kvm.Domain(`${prefix}-${id}-vm-${i}`, {
-      host, type: "qemu", memory: grown ? "160MiB" : "128MiB", shutdownTimeout: "5s",
-      disks: [{ volume: disk }], networkInterfaces: [{ network: lab.KVM_LAB_NETWORK }], cloudInit: { hostname: `${prefix}-${id}-vm-${i}` },
+      host,
+      type: "qemu",
+      memory: grown ? "160MiB" : "128MiB",
+      shutdownTimeout: "5s",
+      disks: [{ volume: disk }],
+      networkInterfaces: [{ network: lab.KVM_LAB_NETWORK }],
+      cloudInit: { hostname: `${prefix}-${id}-vm-${i}` },
       waitForIp: i === 0 ? { timeout: "3m", source: "lease" } : undefined,
     });
   }

@@ -26,7 +26,13 @@ const vms = firmwares.map(({ firmware, n, source }) => {
   const macs = [`52:54:00:c1:00:0${n}`, `52:54:00:c1:01:0${n}`];
   const disk = new kvm.Volume(`${name}-disk`, { host, baseImage: image, capacity: "4GiB" });
   return new kvm.Domain(name, {
-    host, type: "qemu", firmware, vcpu: 1, memory: Number(config.require("memory")), qemuAgent: true, shutdownTimeout: "90s",
+    host,
+    type: "qemu",
+    firmware,
+    vcpu: 1,
+    memory: Number(config.require("memory")),
+    qemuAgent: true,
+    shutdownTimeout: "90s",
     disks: [{ volume: disk }],
     networkInterfaces: [
       firmware === "uefi" ? { direct: { dev: lab.KVM_LAB_DIRECT_DEV }, mac: macs[0] } : { network: lab.KVM_LAB_NETWORK, mac: macs[0] },

@@ -17,7 +17,9 @@ const mac = "52:54:00:5e:17:01";
 
 const pool = new kvm.StoragePool(`${prefix}-pool`, { host, path: `/var/lib/libvirt/${prefix}-pool` });
 const net = new kvm.Network(`${prefix}-net`, {
-  host, mode: "isolated", addresses: [`${subnet}.1/24`],
+  host,
+  mode: "isolated",
+  addresses: [`${subnet}.1/24`],
   dhcp: { start: `${subnet}.100`, end: `${subnet}.199`, hosts: config.getBoolean("reserved") ? [{ mac, ip: `${subnet}.10`, name: `${prefix}-vm` }] : [] },
 });
 const image = new kvm.Image(`${prefix}-image`, { host, pool: pool.name, source: { path: lab.KVM_LAB_IMAGE } });
@@ -27,7 +29,9 @@ if (config.getBoolean("adopted")) {
   new kvm.Volume(`${prefix}-adopted`, { host, pool: pool.name, capacity: "32MiB", adopt: true });
 }
 const vm = new kvm.Domain(`${prefix}-vm`, {
-  host, type: "qemu", memory: "128MiB",
+  host,
+  type: "qemu",
+  memory: "128MiB",
   disks: [{ volume: overlay }, { volume: copy }],
   networkInterfaces: [{ network: net.name, mac }],
   cloudInit: { hostname: `${prefix}-vm` },

@@ -18,8 +18,13 @@ const image = new kvm.Image(`${prefix}-image`, { host, source: { path: lab.KVM_L
 export const vms = Array.from({ length: 10 }, (_, i) => {
   const disk = new kvm.Volume(`${prefix}-disk-${i}`, { host, baseImage: image, capacity: (grown ? 72 : 64) * MiB });
   return new kvm.Domain(`${prefix}-vm-${i}`, {
-    host, type: "qemu", memory: grown ? "160MiB" : "128MiB", running: false,
-    disks: [{ volume: disk }], networkInterfaces: [{ network: lab.KVM_LAB_NETWORK }], cloudInit: { hostname: `${prefix}-vm-${i}` },
+    host,
+    type: "qemu",
+    memory: grown ? "160MiB" : "128MiB",
+    running: false,
+    disks: [{ volume: disk }],
+    networkInterfaces: [{ network: lab.KVM_LAB_NETWORK }],
+    cloudInit: { hostname: `${prefix}-vm-${i}` },
   }).state;
 });
 export const blanks = Array.from({ length: 9 }, (_, i) => new kvm.Volume(`${prefix}-blank-${i}`, { host, capacity: (grown ? 24 : 16) * MiB }).capacityBytes);

@@ -28,28 +28,35 @@ const image = new kvm.Image(`${prefix}-image`, {
 });
 const capacity = config.get("capacity");
 const diskKind = config.get("disk") ?? "overlay";
-const disk = diskKind === "blank"
-  ? new kvm.Volume(`${prefix}-disk`, { host, capacity: /^\d+$/.test(capacity ?? "") ? Number(capacity) : capacity })
-  : diskKind === "copy"
-    ? new kvm.Volume(`${prefix}-disk`, { host, cloneOf: image, format: "raw" })
-    : new kvm.Volume(`${prefix}-disk`, { host, baseImage: image, capacity });
+const disk =
+  diskKind === "blank"
+    ? new kvm.Volume(`${prefix}-disk`, { host, capacity: /^\d+$/.test(capacity ?? "") ? Number(capacity) : capacity })
+    : diskKind === "copy"
+      ? new kvm.Volume(`${prefix}-disk`, { host, cloneOf: image, format: "raw" })
+      : new kvm.Volume(`${prefix}-disk`, { host, baseImage: image, capacity });
 
 const kind = config.get("domain") ?? "none";
-const vm = kind === "minimal"
-  ? new kvm.Domain(`${prefix}-vm`, { host, type: "qemu", memory: "128MiB", disks: [{ volume: disk }] })
-  : kind === "net"
-    ? new kvm.Domain(`${prefix}-vm`, {
-      host, type: "qemu", memory: "128MiB", shutdownTimeout: "5s",
-      ...(config.get("arrays") === "outputs"
-        ? {
-          disks: pulumi.all([disk.name, disk.pool, disk.backing]).apply(([name, pool, backing]) => [{ volume: name, pool, format: "qcow2" as const, backing }]),
-          networkInterfaces: pulumi.output([lab.KVM_LAB_NETWORK]).apply((nets) => nets.map((network) => ({ network }))),
-        }
-        : { disks: [{ volume: disk }], networkInterfaces: [{ network: lab.KVM_LAB_NETWORK, mac: config.get("mac") }] }),
-      cloudInit: config.get("hostname") ? { hostname: config.get("hostname") } : undefined,
-      waitForIp: { timeout: "3m", source: "lease" },
-    })
-    : undefined;
+const vm =
+  kind === "minimal"
+    ? new kvm.Domain(`${prefix}-vm`, { host, type: "qemu", memory: "128MiB", disks: [{ volume: disk }] })
+    : kind === "net"
+      ? new kvm.Domain(`${prefix}-vm`, {
+          host,
+          type: "qemu",
+          memory: "128MiB",
+          shutdownTimeout: "5s",
+          ...(config.get("arrays") === "outputs"
+            ? {
+                disks: pulumi
+                  .all([disk.name, disk.pool, disk.backing])
+                  .apply(([name, pool, backing]) => [{ volume: name, pool, format: "qcow2" as const, backing }]),
+                networkInterfaces: pulumi.output([lab.KVM_LAB_NETWORK]).apply((nets) => nets.map((network) => ({ network }))),
+              }
+            : { disks: [{ volume: disk }], networkInterfaces: [{ network: lab.KVM_LAB_NETWORK, mac: config.get("mac") }] }),
+          cloudInit: config.get("hostname") ? { hostname: config.get("hostname") } : undefined,
+          waitForIp: { timeout: "3m", source: "lease" },
+        })
+      : undefined;
 
 export const imageSha256 = image.sha256;
 export const imageSha512 = image.sha512;
