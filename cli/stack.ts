@@ -9,6 +9,7 @@ import { isActiveState } from "../provider/resources/domain-power";
 import { HostPool } from "../provider/pool/host-pool";
 import { isLibvirtError, Libvirt } from "../provider/libvirt/api";
 import { HostConfig, hostIdentity, resolveHost } from "../provider/ssh/host";
+import { GONE_CODES, isKind, Kind } from "../provider/kinds";
 import type { LoginOverrides } from "./health-args";
 
 const run = promisify(execFile);
@@ -22,11 +23,9 @@ export interface ResourceReport {
   detail?: string;
 }
 
-const KINDS = ["Image", "Volume", "Domain", "StoragePool", "Network"] as const;
-
 interface Recorded {
   urn: string;
-  kind: (typeof KINDS)[number];
+  kind: Kind;
   name: string;
   /** The pool the host check asks for: a volume's, a domain's ("default"), a StoragePool's own; none for a Network. */
   pool?: string;
@@ -63,7 +62,7 @@ export async function exportStack(stack: string, cwd: string): Promise<any> {
 export function recordedResources(state: any): Recorded[] {
   const resources: any[] = state?.deployment?.resources ?? [];
   return resources
-    .filter((r) => r.outputs && (KINDS as readonly string[]).includes(plain(r.outputs.kvmKind)))
+    .filter((r) => r.outputs && isKind(plain(r.outputs.kvmKind)))
     .map((r) => {
       const o = plain(r.outputs);
       const kind = o.kvmKind as Recorded["kind"];
@@ -82,7 +81,8 @@ async function activeOnHost(lv: Libvirt, r: Recorded): Promise<boolean | undefin
       return lv.poolIsActive(await lv.lookupPool(r.name));
     case "Network":
       return lv.networkIsActive(await lv.lookupNetwork(r.name));
-    default:
+    case "Image":
+    case "Volume":
       await lv.lookupVolume(await lv.lookupPool(r.pool!), r.name);
       return undefined;
   }
@@ -147,7 +147,7 @@ export async function stackTargets(stack: string, cwd: string, login: LoginOverr
               timeoutMs,
             );
           } catch (err) {
-            if (isLibvirtError(err, "NO_DOMAIN", "NO_STORAGE_VOL", "NO_STORAGE_POOL", "NO_NETWORK")) {
+            if (isLibvirtError(err, ...GONE_CODES)) {
               return {
                 ...base,
                 status: "missing",

@@ -1,6 +1,7 @@
 // The error taxonomy. Every error leaving the provider has a class, a message naming
 // the host, the object and the fix, and libvirt's code name when libvirt said it.
 // `classify` is the one place that decides.
+import type { ERROR_CODE_NAMES } from "./rpc/error-codes";
 import { LibvirtError, RpcAbortError, RpcProtocolError, RpcTransportError } from "./rpc/errors";
 
 export type ErrorClass = "transient" | "permanent" | "not-found" | "conflict" | "timeout" | "unreachable";
@@ -58,7 +59,10 @@ export interface Classified {
   codeName?: string;
 }
 
-const libvirtClasses: Record<string, ErrorClass> = {
+/** The class of a libvirt code this table does not list: a retry may help. */
+export const UNLISTED_CODE_CLASS: ErrorClass = "transient";
+
+const libvirtClasses: Partial<Record<(typeof ERROR_CODE_NAMES)[number], ErrorClass>> = {
   VIR_ERR_NO_DOMAIN: "not-found",
   VIR_ERR_NO_NETWORK: "not-found",
   VIR_ERR_NO_STORAGE_POOL: "not-found",
@@ -101,7 +105,8 @@ const libvirtClasses: Record<string, ErrorClass> = {
 export function classify(err: unknown): Classified {
   if (isDecided(err)) return { errorClass: err.errorClass, message: err.message, codeName: err.codeName };
   if (err instanceof LibvirtError) {
-    return { errorClass: libvirtClasses[err.codeName] ?? "transient", message: err.message, codeName: err.codeName };
+    const listed = (libvirtClasses as Record<string, ErrorClass | undefined>)[err.codeName];
+    return { errorClass: listed ?? UNLISTED_CODE_CLASS, message: err.message, codeName: err.codeName };
   }
   if (err instanceof RpcAbortError) return { errorClass: "timeout", message: err.message };
   if (err instanceof RpcTransportError) return { errorClass: "unreachable", message: err.message };

@@ -6,10 +6,9 @@ import { engineError, toEngine } from "./engine";
 import { imageProvider } from "./image";
 import { networkProvider } from "./network";
 import { storagePoolProvider } from "./storage-pool";
+import { isKind, Kind } from "../kinds";
 import { ResourceProvider } from "./types";
 import { volumeProvider } from "./volume";
-
-export type Kind = "Image" | "Volume" | "Domain" | "StoragePool" | "Network";
 
 const kinds: Record<Kind, ResourceProvider<any, any>> = {
   Image: imageProvider,
@@ -19,12 +18,11 @@ const kinds: Record<Kind, ResourceProvider<any, any>> = {
   Network: networkProvider,
 };
 
-function of(...values: ({ kvmKind?: Kind } | undefined)[]): ResourceProvider<any, any> {
+function of(...values: ({ kvmKind?: unknown } | undefined)[]): ResourceProvider<any, any> {
   const kind = values.find((v) => v?.kvmKind)?.kvmKind;
-  const p = kind && kinds[kind];
-  if (!p)
+  if (!isKind(kind))
     throw new Error(`pulumi-kvm: unknown resource kind ${JSON.stringify(kind)}; is the installed pulumi-kvm older than the one that created this resource?`);
-  return p;
+  return kinds[kind];
 }
 
 async function crossing<T>(work: () => Promise<T>): Promise<T> {

@@ -1,5 +1,7 @@
 // A Domain's inputs: their types, the defaults `check` fills in, and the validation
 // of every property with a message that names it.
+import { domainDeclaration } from "./domain-properties";
+import { withDefaults } from "./properties";
 import { CloudInit } from "../iso/seed";
 import { HostConfig } from "../ssh/host";
 import { parseDuration, parseSize } from "../units";
@@ -94,18 +96,7 @@ export function shutdownMs(d: DomainInputs): number {
 }
 
 export function checkInputs(news: DomainInputs, failures: Failures): DomainInputs {
-  const d: DomainInputs = {
-    ...news,
-    name: news.name ?? news.resourceName ?? "",
-    type: news.type ?? "kvm",
-    vcpu: news.vcpu ?? 1,
-    firmware: news.firmware ?? "bios",
-    running: news.running ?? true,
-    autostart: news.autostart ?? false,
-    qemuAgent: news.qemuAgent ?? false,
-    graphics: news.graphics ?? "none",
-    networkInterfaces: news.networkInterfaces ?? [],
-  };
+  const d: DomainInputs = { ...withDefaults(domainDeclaration, news), name: news.name ?? news.resourceName ?? "" };
   const bad = (property: string, reason: string) => failures.push({ property, reason: `${property}: ${reason}` });
   d.host = checkHostInput(failures, news.host) as HostConfig;
   checkName(failures, "name", d.name);

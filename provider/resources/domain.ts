@@ -9,7 +9,7 @@ import { DomainRef, DomainXmlFlags, isLibvirtError, Libvirt, UndefineFlags, unle
 import { domainXml, OWNER_NS, parseDomainXml } from "../xml/domain";
 import { alreadyExists, differences, refuseAdoption } from "./adopt";
 import { checkClaims, Claim, rememberStackNames } from "./collisions";
-import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, isUnknown, leftAlone, recorded, sameHost, sameLogin } from "./common";
+import { checkHostHealth, explainRecorded, Failures, hostLabel, isUnknown, leftAlone, recorded } from "./common";
 import { checkInputs, DomainInputs, DomainOutputs, seedPoolFor, shutdownMs, waitSpec } from "./domain-inputs";
 import { ArpTableUnreadable, interfaceAddresses, leaseSnapshot, LeaseSnapshot, waitForAddress } from "./domain-ip";
 import { isActive, isActiveState, stopGracefully } from "./domain-power";
@@ -19,18 +19,13 @@ import { volumeClaims } from "./storage";
 import { clearLeftovers, isJournalled, Making } from "./rollback";
 import { interruptible } from "./interrupt";
 import { HostAccess, processContext, ResourceContext } from "./context";
-import { DiffResult, ResourceProvider } from "./types";
+import { ResourceProvider } from "./types";
+import { domainDeclaration } from "./domain-properties";
+import { changedOf, diffOf } from "./properties";
+import { OBJECTS } from "../kinds";
 
 export type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./domain-inputs";
 
-const REPLACE_KEYS = ["name", "type", "firmware", "machine", "cloudInit"] as const;
-const UPDATE_KEYS = ["vcpu", "memory", "disks", "networkInterfaces", "cpuMode", "kernel", "initrd", "cmdline", "qemuAgent", "graphics"] as const;
-
-/** The definition inputs that differ. A disk's format and base only confirm its volume's (older records lack them): not compared. */
-function redefinedKeys(olds: DomainInputs, news: DomainInputs): (typeof UPDATE_KEYS)[number][] {
-  const compared = (k: string, v: unknown) => (k === "disks" && Array.isArray(v) ? v.map(({ format: _format, backing: _backing, ...d }) => d) : v);
-  return UPDATE_KEYS.filter((k) => !deepEqual(compared(k, olds[k]), compared(k, news[k])));
-}
 const UNDEFINE_ALL = UndefineFlags.NVRAM | UndefineFlags.MANAGED_SAVE | UndefineFlags.SNAPSHOTS_METADATA | UndefineFlags.CHECKPOINTS_METADATA;
 
 type Recorded = Pick<DomainOutputs, "seedVolume" | "seedPool" | "seedIdentity">;
@@ -151,7 +146,7 @@ function claimsOf(d: DomainInputs): Claim[] {
     {
       property: "name",
       what: `domain "${d.name}"`,
-      removal: `virsh destroy ${d.name}; virsh undefine ${d.name} --nvram`,
+      removal: OBJECTS.domain.removal(d.name),
       taken: async (lv) => !!(await findDomain(lv, d.name)) && !(await isJournalled(lv, d.host, "domain", d.name)),
     },
   ];
@@ -181,21 +176,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
 
     async diff(_id, olds, news) {
       rememberStackNames({ host: olds.host, claims: claimsOf(olds) });
-      const replaces: string[] = [];
-      if (!sameHost(olds.host, news.host)) replaces.push("host");
-      for (const k of REPLACE_KEYS) if (!deepEqual(olds[k], news[k])) replaces.push(k);
-      const updates = redefinedKeys(olds, news);
-      const changes =
-        replaces.length > 0 ||
-        updates.length > 0 ||
-        olds.running !== news.running ||
-        olds.autostart !== news.autostart ||
-        !sameLogin(olds.host, news.host) ||
-        !deepEqual(olds.waitForIp, news.waitForIp) ||
-        olds.shutdownTimeout !== news.shutdownTimeout ||
-        olds.adopt !== news.adopt;
-      const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
-      return result;
+      return diffOf(domainDeclaration, olds, news);
     },
 
     create: (d) =>
@@ -211,7 +192,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
             async (lv) => {
               await clearLeftovers(d.host, lv);
               const existing = await findDomain(lv, d.name);
-              if (existing && !d.adopt) throw alreadyExists(host, `domain "${d.name}"`, `virsh destroy ${d.name}; virsh undefine ${d.name} --nvram`);
+              if (existing && !d.adopt) throw alreadyExists(host, `domain "${d.name}"`, OBJECTS.domain.removal(d.name));
               const current = existing && parseDomainXml(await lv.domainXml(existing, DomainXmlFlags.INACTIVE));
               if (current) {
                 const diffs = differences({ type: current.type, firmware: current.firmware }, { type: d.type ?? "kvm", firmware: d.firmware ?? "bios" }, [
@@ -303,7 +284,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
               since = await leaseSnapshot(lv, await definedNics(lv, dom));
               await lv.startDomain(dom);
             };
-            const previousXml = redefinedKeys(olds, news).length > 0 ? await redefine(lv, dom, olds, news, host) : undefined;
+            const previousXml = changedOf(domainDeclaration, olds, news, "restart").length > 0 ? await redefine(lv, dom, olds, news, host) : undefined;
             // a running VM picks a new definition up only on a fresh start
             if (previousXml && news.running !== false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
             if (news.running === false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);

@@ -12,7 +12,7 @@ import { downloadFailure, ImageSource, openImage, sourceFile, verifyDigests } fr
 import { warn } from "../log";
 import { HostConfig } from "../ssh/host";
 import { volumeXml } from "../xml/volume";
-import { checkHostHealth, deepEqual, Failures, hostLabel, isUnknown, sameHost, sameLogin } from "./common";
+import { checkHostHealth, Failures, hostLabel, isUnknown } from "./common";
 import { progressReporter } from "./progress";
 import { rememberStackNames } from "./collisions";
 import {
@@ -27,7 +27,9 @@ import {
   volumesBackedBy,
 } from "./storage";
 import { processContext, ResourceContext } from "./context";
-import { DiffResult, ResourceProvider } from "./types";
+import { ResourceProvider } from "./types";
+import { imageDeclaration } from "./image-properties";
+import { diffOf } from "./properties";
 import { Making } from "./rollback";
 import { refuseAdoption } from "./adopt";
 import { interruptible } from "./interrupt";
@@ -160,14 +162,6 @@ async function publishedDigest(failures: Failures, checksumUrl: string, image: s
   return {};
 }
 
-/** Whether two sources hold other bytes: by sha256 when the new one is known, else by where they point. */
-function otherContent(olds: ImageOutputs, news: ImageInputs): boolean {
-  if (isUnknown(news.source)) return true;
-  if (news.source?.sha256) return news.source.sha256 !== olds.sha256;
-  if (news.source?.sha512 && olds.sha512) return news.source.sha512 !== olds.sha512;
-  return !deepEqual(olds.source?.url, news.source?.url) || !deepEqual(olds.source?.path, news.source?.path);
-}
-
 /** The outputs of an uploaded image: its inputs as checked, the volume, the header's format, the bytes' sha256. */
 export function imageOutputs(
   inputs: ImageInputs,
@@ -242,7 +236,7 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
   return {
     async check(olds, news) {
       const failures: Failures = [];
-      const inputs = checkStorageInputs(failures, news);
+      const inputs = checkStorageInputs(failures, news, imageDeclaration);
       inputs.source = (await checkSource(failures, news.source, olds !== undefined)) as ImageSource;
       if (news.format !== undefined && !isUnknown(news.format) && !["qcow2", "raw"].includes(news.format)) {
         failures.push({ property: "format", reason: `format must be "qcow2" or "raw" (it is read from the image header; give it only to assert it)` });
@@ -277,17 +271,7 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
 
     async diff(_id, olds, news) {
       rememberStackNames(volumeClaims(olds));
-      const replaces: string[] = [];
-      if (!sameHost(olds.host, news.host)) replaces.push("host");
-      for (const k of ["pool", "name", "format"] as const) {
-        if (k === "format" && news.format === undefined) continue;
-        if (!deepEqual(olds[k], news[k])) replaces.push(k);
-      }
-      if (otherContent(olds, news)) replaces.push("source");
-      // the same bytes from another place (a checkout, a mirror) only update the record
-      const changes = replaces.length > 0 || !sameLogin(olds.host, news.host) || !deepEqual(olds.source, news.source) || olds.adopt !== news.adopt;
-      const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name && olds.pool === news.pool };
-      return result;
+      return diffOf(imageDeclaration, olds, news);
     },
 
     create: (inputs) =>

@@ -1,6 +1,8 @@
 // The Network resource's inputs: their shape, and `check`'s validation with errors that
 // name the property (addresses as gateway CIDRs, a DHCP range and reservations inside
 // the first IPv4 subnet, a host bridge for bridge mode).
+import { networkDeclaration } from "./network-properties";
+import { withDefaults } from "./properties";
 import * as net from "net";
 import { HostConfig } from "../ssh/host";
 import { DhcpHost, NetworkMode, NetworkSpec } from "../xml/network";
@@ -61,7 +63,7 @@ export function specOf(n: NetworkInputs): NetworkSpec {
 }
 
 export function checkNetworkInputs(failures: Failures, news: NetworkInputs): NetworkInputs {
-  const inputs: NetworkInputs = { ...news, name: news.name ?? news.resourceName ?? "", autostart: news.autostart ?? true };
+  const inputs: NetworkInputs = { ...withDefaults(networkDeclaration, news), name: news.name ?? news.resourceName ?? "" };
   const bad = (property: string, reason: string) => failures.push({ property, reason: `${property} ${reason}` });
   inputs.host = checkHostInput(failures, news.host) as HostConfig;
   checkName(failures, "name", inputs.name);

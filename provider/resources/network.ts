@@ -8,12 +8,15 @@ import { dhcpHostXml, DhcpHost, networkXml, parseNetworkXml } from "../xml/netwo
 import { parseDomainXml } from "../xml/domain";
 import { differences, refuseAdoption } from "./adopt";
 import { checkClaims, Claims, rememberStackNames } from "./collisions";
-import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, leftAlone, recorded, sameHost, sameLogin } from "./common";
+import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, leftAlone, recorded } from "./common";
 import { processContext, ResourceContext } from "./context";
 import { checkNetworkInputs, NetworkInputs, NetworkOutputs, specOf } from "./network-inputs";
 import { clearLeftovers, isJournalled } from "./rollback";
 import { createHostObject, findRecorded, recordedGone } from "./host-object";
-import { DiffResult, ResourceProvider } from "./types";
+import { ResourceProvider } from "./types";
+import { dhcpRange, networkDeclaration } from "./network-properties";
+import { diffOf } from "./properties";
+import { OBJECTS } from "../kinds";
 
 export type { NetworkInputs, NetworkOutputs } from "./network-inputs";
 
@@ -22,13 +25,7 @@ const UpdateCommand = { MODIFY: 1, DELETE: 2, ADD_LAST: 3 } as const;
 const SECTION_IP_DHCP_HOST = 4;
 const UpdateFlags = { LIVE: 1, CONFIG: 2 } as const;
 
-/** The definition inputs a redefine cannot change in place: they replace. */
-const REPLACE_KEYS = ["name", "mode", "bridge", "addresses", "domain"] as const;
-
-const dhcpRange = (n: NetworkInputs) => n.dhcp && { start: n.dhcp.start, end: n.dhcp.end };
 const hostsOf = (n: NetworkInputs): DhcpHost[] => n.dhcp?.hosts ?? [];
-/** Reservations as a set: libvirt keeps them in the order they were added, the program in its own. */
-const reservations = (n: NetworkInputs) => [...hostsOf(n)].sort((a, b) => a.mac.localeCompare(b.mac));
 
 function claimsOf(n: Pick<NetworkInputs, "host" | "name">): Claims {
   return {
@@ -37,7 +34,7 @@ function claimsOf(n: Pick<NetworkInputs, "host" | "name">): Claims {
       {
         property: "name",
         what: `network "${n.name}"`,
-        removal: `virsh net-destroy ${n.name}; virsh net-undefine ${n.name}`,
+        removal: OBJECTS.network.removal(n.name),
         taken: async (lv) => !!(await findNetwork(lv, n.name)) && !(await isJournalled(lv, n.host, "network", n.name)),
       },
     ],
@@ -103,31 +100,14 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
 
     async diff(_id, olds, news) {
       rememberStackNames(claimsOf(olds));
-      const replaces: string[] = [];
-      if (!sameHost(olds.host, news.host)) replaces.push("host");
-      for (const k of REPLACE_KEYS) {
-        // the bridge libvirt named is recorded as an output: only a name the program asks for counts
-        if (k === "bridge" && news.bridge === undefined) continue;
-        if (!deepEqual(olds[k], news[k])) replaces.push(k);
-      }
-      if (!deepEqual(dhcpRange(olds), dhcpRange(news))) replaces.push("dhcp");
-      // a network found stopped (refresh) is started again by the update
-      const changes =
-        replaces.length > 0 ||
-        !deepEqual(reservations(olds), reservations(news)) ||
-        olds.autostart !== news.autostart ||
-        !sameLogin(olds.host, news.host) ||
-        olds.adopt !== news.adopt ||
-        olds.active === false;
-      const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
-      return result;
+      return diffOf(networkDeclaration, olds, news);
     },
 
     create: (inputs) =>
       createHostObject(ctx.pool, inputs, {
         kind: "network",
         what: `network "${inputs.name}"`,
-        removal: `virsh net-destroy ${inputs.name}; virsh net-undefine ${inputs.name}`,
+        removal: OBJECTS.network.removal(inputs.name),
         find: (lv) => findNetwork(lv, inputs.name),
         async adopt(lv, ref) {
           const d = parseNetworkXml(await lv.networkXml(ref));

@@ -13,6 +13,7 @@ import { markerOf } from "./volume-identity";
 import { HostAccess } from "./context";
 import { changeJournal, Entry, inFlight, journalFile, Made, readJournal } from "./journal";
 import { DomainState, isLibvirtError, Libvirt, LibvirtError, UndefineFlags, VolumeRef } from "../libvirt/api";
+import { GONE_CODES, OBJECTS } from "../kinds";
 
 export type { Made } from "./journal";
 
@@ -21,7 +22,7 @@ export interface Leftover extends Made {
 }
 
 /** The codes that mean the object (or the pool holding it) no longer exists. */
-const gone = (err: unknown) => isLibvirtError(err, "NO_DOMAIN", "NO_STORAGE_VOL", "NO_STORAGE_POOL", "NO_NETWORK");
+const gone = (err: unknown) => isLibvirtError(err, ...GONE_CODES);
 const hexOf = (r: { uuid: Buffer }) => r.uuid.toString("hex");
 
 /** A made object as this process knows it: a volume's key too, known only to the process that made it. */
@@ -117,13 +118,7 @@ export async function removeLeftover(lv: Libvirt, l: Known): Promise<Removal> {
 }
 
 const describeMade = (l: Made) => `${l.kind} ${l.pool ? `${l.pool}/` : ""}${l.name}`;
-const removal = (l: Made) =>
-  ({
-    volume: `virsh vol-delete --pool ${l.pool ?? "default"} ${l.name}`,
-    domain: `virsh destroy ${l.name}; virsh undefine ${l.name} --nvram`,
-    pool: `virsh pool-destroy ${l.name}; virsh pool-undefine ${l.name}`,
-    network: `virsh net-destroy ${l.name}; virsh net-undefine ${l.name}`,
-  })[l.kind];
+const removal = (l: Made) => OBJECTS[l.kind].removal(l.name, l.pool);
 
 /**
  * Removes `leftover` now, or leaves it journalled for the next operation on its host.

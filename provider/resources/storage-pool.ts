@@ -10,26 +10,15 @@ import { parsePoolXml, poolXml, PoolType } from "../xml/pool";
 import { POOL_STATES } from "../health/check";
 import { differences, refuseAdoption } from "./adopt";
 import { checkClaims, Claims, rememberStackNames } from "./collisions";
-import {
-  checkBoolean,
-  checkHostHealth,
-  checkHostInput,
-  checkName,
-  deepEqual,
-  explainRecorded,
-  Failures,
-  hostLabel,
-  isUnknown,
-  leftAlone,
-  recorded,
-  sameHost,
-  sameLogin,
-} from "./common";
+import { checkBoolean, checkHostHealth, checkHostInput, checkName, explainRecorded, Failures, hostLabel, isUnknown, leftAlone, recorded } from "./common";
 import { processContext, ResourceContext } from "./context";
 import { findPool } from "./storage";
 import { clearLeftovers, isJournalled } from "./rollback";
 import { createHostObject, findRecorded, recordedGone } from "./host-object";
-import { DiffResult, ResourceProvider } from "./types";
+import { ResourceProvider } from "./types";
+import { diffOf, withDefaults } from "./properties";
+import { storagePoolDeclaration } from "./storage-pool-properties";
+import { OBJECTS } from "../kinds";
 
 export interface StoragePoolInputs {
   host: HostConfig;
@@ -50,8 +39,6 @@ export interface StoragePoolOutputs extends StoragePoolInputs {
   availableBytes: number;
 }
 
-const REPLACE_KEYS = ["name", "type", "path"] as const;
-
 function claimsOf(p: Pick<StoragePoolInputs, "host" | "name">): Claims {
   return {
     host: p.host,
@@ -59,7 +46,7 @@ function claimsOf(p: Pick<StoragePoolInputs, "host" | "name">): Claims {
       {
         property: "name",
         what: `storage pool "${p.name}"`,
-        removal: `virsh pool-destroy ${p.name}; virsh pool-undefine ${p.name}`,
+        removal: OBJECTS.pool.removal(p.name),
         taken: async (lv) => !!(await findPool(lv, p.name)) && !(await isJournalled(lv, p.host, "pool", p.name)),
       },
     ],
@@ -92,7 +79,7 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
   return {
     async check(olds, news) {
       const failures: Failures = [];
-      const inputs: StoragePoolInputs = { ...news, name: news.name ?? news.resourceName ?? "", type: news.type ?? "dir", autostart: news.autostart ?? true };
+      const inputs: StoragePoolInputs = { ...withDefaults(storagePoolDeclaration, news), name: news.name ?? news.resourceName ?? "" };
       inputs.host = checkHostInput(failures, news.host) as HostConfig;
       checkName(failures, "name", inputs.name);
       if (!isUnknown(inputs.type) && inputs.type !== "dir")
@@ -119,25 +106,14 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
 
     async diff(_id, olds, news) {
       rememberStackNames(claimsOf(olds));
-      const replaces: string[] = [];
-      if (!sameHost(olds.host, news.host)) replaces.push("host");
-      for (const k of REPLACE_KEYS) if (!deepEqual(olds[k], news[k])) replaces.push(k);
-      // a pool found stopped (refresh) is started again by the update
-      const changes =
-        replaces.length > 0 ||
-        olds.autostart !== news.autostart ||
-        !sameLogin(olds.host, news.host) ||
-        olds.adopt !== news.adopt ||
-        (olds.state !== undefined && olds.state !== "running");
-      const result: DiffResult = { changes, replaces, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
-      return result;
+      return diffOf(storagePoolDeclaration, olds, news);
     },
 
     create: (inputs) =>
       createHostObject(ctx.pool, inputs, {
         kind: "pool",
         what: `storage pool "${inputs.name}"`,
-        removal: `virsh pool-destroy ${inputs.name}; virsh pool-undefine ${inputs.name}`,
+        removal: OBJECTS.pool.removal(inputs.name),
         find: (lv) => findPool(lv, inputs.name),
         async adopt(lv, pool) {
           const d = parsePoolXml(await lv.poolXml(pool));

@@ -1,5 +1,6 @@
 // Storage helpers shared by Image and Volume: finding volumes, who uses them, and
 // their description as resource outputs.
+import { Declaration, withDefaults } from "./properties";
 import { KvmError } from "../errors";
 import { HostConfig } from "../ssh/host";
 import { checkBoolean, checkHostInput, checkName, explainRecorded, Failures, hostLabel, leftAlone, recorded } from "./common";
@@ -11,6 +12,7 @@ import { DomainRef, isLibvirtError, Libvirt, PoolRef, unlessMissing, VolumeRef }
 import { parseVolumeXml, VolumeDescription } from "../xml/volume";
 import { identify, VolumeIdentity } from "./volume-identity";
 import { at, children, node, parseXml } from "../xml/dom";
+import { OBJECTS } from "../kinds";
 
 export const findVolume = (lv: Libvirt, pool: PoolRef, name: string) => unlessMissing(lv.lookupVolume(pool, name), "NO_STORAGE_VOL");
 
@@ -82,7 +84,7 @@ export async function poolForNewVolume(
     });
   }
   const existing = await findVolume(lv, pool, name);
-  if (existing && !adopt) throw alreadyExists(label, `volume "${name}" in pool "${poolName}"`, `virsh vol-delete --pool ${poolName} ${name}`);
+  if (existing && !adopt) throw alreadyExists(label, `volume "${name}" in pool "${poolName}"`, OBJECTS.volume.removal(name, poolName));
   return { pool, existing };
 }
 
@@ -149,11 +151,12 @@ export async function deleteVolume(
 }
 
 /** The part of `check` Image and Volume share: host, pool and name, defaults filled. */
-export function checkStorageInputs<I extends { host: HostConfig; pool: string; name: string; resourceName?: string; adopt?: boolean }>(
+export function checkStorageInputs<I extends { host: HostConfig; pool: string; name: string; resourceName?: string; adopt?: boolean }, O>(
   failures: Failures,
   news: I,
+  declaration: Declaration<I, O>,
 ): I {
-  const inputs: I = { ...news, pool: news.pool ?? "default", name: news.name ?? news.resourceName ?? "" };
+  const inputs: I = { ...withDefaults(declaration, news), name: news.name ?? news.resourceName ?? "" };
   inputs.host = checkHostInput(failures, news.host) as HostConfig;
   checkName(failures, "name", inputs.name);
   checkName(failures, "pool", inputs.pool);
@@ -177,7 +180,7 @@ export function volumeClaims(v: Placed, kind = "volume"): Claims {
       {
         property: "name",
         what: `${kind} "${v.name}" in pool "${v.pool}"`,
-        removal: `virsh vol-delete --pool ${v.pool} ${v.name}`,
+        removal: OBJECTS.volume.removal(v.name, v.pool),
         taken: async (lv) => {
           const pool = await findPool(lv, v.pool);
           return !!pool && !!(await findVolume(lv, pool, v.name)) && !(await isJournalled(lv, v.host, "volume", v.name, v.pool));

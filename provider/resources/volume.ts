@@ -4,7 +4,7 @@ import { explain, KvmError } from "../errors";
 import { callTimeoutMs, HostConfig } from "../ssh/host";
 import { parseSize } from "../units";
 import { parseVolumeXml, volumeXml, VolumeFormat } from "../xml/volume";
-import { checkHostHealth, checkName, deepEqual, Failures, hostLabel, isUnknown, sameHost, sameLogin } from "./common";
+import { checkHostHealth, checkName, Failures, hostLabel, isUnknown } from "./common";
 import { rememberStackNames } from "./collisions";
 import {
   checkStorageInputs,
@@ -27,7 +27,9 @@ import { recordedGone } from "./host-object";
 import { identityKind, newMarker, VolumeIdentity, writeMarker } from "./volume-identity";
 import { interruptible } from "./interrupt";
 import { processContext, ResourceContext } from "./context";
-import { DiffResult, ResourceProvider } from "./types";
+import { ResourceProvider } from "./types";
+import { diffOf } from "./properties";
+import { volumeDeclaration } from "./volume-properties";
 
 export interface VolumeInputs {
   host: HostConfig;
@@ -210,7 +212,7 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
   return {
     async check(olds, news) {
       const failures: Failures = [];
-      const inputs = checkStorageInputs(failures, news);
+      const inputs = checkStorageInputs(failures, news, volumeDeclaration);
       if (news.baseImage !== undefined) checkName(failures, "baseImage", news.baseImage);
       if (news.cloneOf !== undefined) checkName(failures, "cloneOf", news.cloneOf);
       if (news.cloneOf !== undefined && news.baseImage !== undefined)
@@ -266,24 +268,7 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
 
     async diff(_id, olds, news) {
       rememberStackNames(volumeClaims(olds));
-      const replaces: string[] = [];
-      if (!sameHost(olds.host, news.host)) replaces.push("host");
-      for (const k of ["pool", "name", "baseImage", "cloneOf"] as const) if (!deepEqual(olds[k], news[k])) replaces.push(k);
-      if ((news.format ?? "qcow2") !== olds.format) replaces.push("format");
-      let changes = replaces.length > 0 || !sameLogin(olds.host, news.host) || !deepEqual(olds.capacity, news.capacity) || olds.adopt !== news.adopt;
-      if (isUnknown(news.capacity)) changes = true;
-      else if (news.capacity !== undefined) {
-        // compare with what was asked, not with libvirt's rounded size; with no size asked
-        // before, the volume has its image's size
-        const before = olds.capacity !== undefined ? Number(olds.capacity) : olds.capacityBytes;
-        if (Number(news.capacity) < before) replaces.push("capacity"); // shrinking loses data: replace
-      }
-      const result: DiffResult = {
-        changes: changes || replaces.length > 0,
-        replaces,
-        deleteBeforeReplace: replaces.length > 0 && olds.name === news.name && olds.pool === news.pool,
-      };
-      return result;
+      return diffOf(volumeDeclaration, olds, news);
     },
 
     create: (inputs) =>

@@ -1,0 +1,125 @@
+// A kind's properties, declared once (design.md "Change classes"): each input's type,
+// default, secrecy and how a change of it applies. check's defaults, diff, the update
+// plan and docs/resources.md's tables derive from the declaration; a provider schema
+// will too, so it stays data: the few comparisons that are not plain equality are
+// named functions beside the data.
+import type { Kind } from "../kinds";
+import { deepEqual, sameHost, sameLogin } from "./common";
+import { DiffResult } from "./types";
+
+/**
+ * How a change applies: `replace` (a new object), `restart` (redefined, one graceful
+ * restart for all such changes), `live` (applied to the running object and its
+ * definition), `record` (only stored).
+ */
+export type ChangeClass = "replace" | "restart" | "live" | "record";
+
+export interface Property<I, O> {
+  /** The type as the docs (and a schema) show it. */
+  type: string;
+  /** What it is, for the docs' reference table. */
+  doc: string;
+  /** The value check fills in when the program leaves it out. */
+  default?: string | number | boolean | readonly never[];
+  /** Where the value comes from when left out, when that is not a literal ("the resource name"). */
+  defaultDoc?: string;
+  required?: boolean;
+  secret?: boolean;
+  change: ChangeClass;
+  /** Compared only when the program gives it: otherwise the record holds what libvirt chose. */
+  onlyWhenGiven?: boolean;
+  /** Never compared: a hint for check (the engine's resource name, a local file's size). */
+  hint?: boolean;
+  /** Filled by the SDK, not written by users: left out of the docs' tables. */
+  bySdk?: boolean;
+  /** When the recorded and the new value count as the same, when that is not equality (defaults applied). */
+  same?: (olds: O, news: I) => boolean;
+  /** The members of an object-valued input that the docs list one by one (they change as it does). */
+  fields?: Record<string, { type: string; doc: string; default?: string | number | boolean }>;
+  /** A difference that needs a new object though its class is milder, and when that is. */
+  replaceWhen?: { doc: string; test: (olds: O, news: I) => boolean };
+}
+
+export interface Declaration<I, O> {
+  kind: Kind;
+  /** Every input, each once: a forgotten one is a compile error. */
+  properties: { readonly [K in keyof Required<I>]: Property<I, O> };
+  /** The inputs that name the object on its host: replacing it with the same ones deletes first. */
+  namedBy: readonly (keyof I & string)[];
+  /** Drift that only an update undoes (a pool found stopped): an update even with equal inputs. */
+  drifted?: (olds: O) => boolean;
+}
+
+type Values = Record<string, unknown>;
+
+/** The inputs with every absent property that has a literal default filled in (check's first step). */
+export function withDefaults<I extends object, O>(decl: Declaration<I, O>, news: I): I {
+  const out: Values = { ...(news as Values) };
+  for (const [k, p] of Object.entries<Property<I, O>>(decl.properties)) {
+    if (out[k] === undefined && p.default !== undefined) out[k] = Array.isArray(p.default) ? [...p.default] : p.default;
+  }
+  return out as I;
+}
+
+function unchanged<I extends object, O extends object>(key: string, p: Property<I, O>, olds: O, news: I): boolean {
+  if (p.hint) return true;
+  if (p.same) return p.same(olds, news);
+  const now = (news as Values)[key];
+  if (p.onlyWhenGiven && now === undefined) return true;
+  return deepEqual((olds as Values)[key] ?? p.default, now ?? p.default);
+}
+
+/** The properties that differ, and which of them need a new object. */
+export function changedProperties<I extends object, O extends object>(decl: Declaration<I, O>, olds: O, news: I): { changed: string[]; replaces: string[] } {
+  const changed: string[] = [];
+  const replaces: string[] = [];
+  for (const [k, p] of Object.entries<Property<I, O>>(decl.properties)) {
+    if (unchanged(k, p, olds, news)) continue;
+    changed.push(k);
+    if (p.change === "replace" || p.replaceWhen?.test(olds, news)) replaces.push(k);
+  }
+  return { changed, replaces };
+}
+
+/** The changed properties of one class (the update plan asks, e.g., whether a restart is due). */
+export function changedOf<I extends object, O extends object>(decl: Declaration<I, O>, olds: O, news: I, change: ChangeClass): string[] {
+  return changedProperties(decl, olds, news).changed.filter((k) => decl.properties[k as keyof I].change === change);
+}
+
+/** diff, derived: a change of any property, the replaces by class, delete-first when the name stays. */
+export function diffOf<I extends object, O extends object>(decl: Declaration<I, O>, olds: O, news: I): DiffResult {
+  const { changed, replaces } = changedProperties(decl, olds, news);
+  const sameName = decl.namedBy.every((k) => deepEqual((olds as Values)[k], (news as Values)[k]));
+  return { changes: changed.length > 0 || !!decl.drifted?.(olds), replaces, deleteBeforeReplace: replaces.length > 0 && sameName };
+}
+
+/** The connection, as every kind declares it: another machine or socket replaces, another login is recorded. */
+export function hostProperty<I extends { host: unknown }, O extends { host: unknown }>(): Property<I, O> {
+  return {
+    type: "Host",
+    doc: "the libvirt host and how to log in to it ([connection.md](connection.md)); its secrets stay secret",
+    required: true,
+    change: "record",
+    same: (o, n) => sameLogin(o.host as never, n.host as never),
+    replaceWhen: { doc: "another address, port, user, socket or URI", test: (o, n) => !sameHost(o.host as never, n.host as never) },
+  };
+}
+
+/** The name on the host: the resource's name when left out. */
+export function nameProperty<I, O>(doc: string): Property<I, O> {
+  return { type: "string", doc, defaultDoc: "the resource name", change: "replace" };
+}
+
+/** The engine's name of the resource, which `name` defaults to: never compared. */
+export function resourceNameProperty<I, O>(): Property<I, O> {
+  return { type: "string", doc: "the Pulumi resource's name, the default of `name`", hint: true, bySdk: true, change: "record" };
+}
+
+export function adoptProperty<I, O>(what: string): Property<I, O> {
+  return {
+    type: "boolean",
+    doc: `take over ${what}; see [Adopting](#adopting-objects-made-outside-pulumi)`,
+    default: false,
+    change: "record",
+  };
+}

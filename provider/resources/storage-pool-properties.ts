@@ -1,0 +1,20 @@
+// The StoragePool's properties, declared once (properties.ts): autostart changes in
+// place, the definition replaces.
+import { adoptProperty, Declaration, hostProperty, nameProperty, resourceNameProperty } from "./properties";
+import type { StoragePoolInputs, StoragePoolOutputs } from "./storage-pool";
+
+export const storagePoolDeclaration: Declaration<StoragePoolInputs, StoragePoolOutputs> = {
+  kind: "StoragePool",
+  namedBy: ["name"],
+  // a pool found stopped (refresh) is started again by the update
+  drifted: (o) => o.state !== undefined && o.state !== "running",
+  properties: {
+    host: hostProperty(),
+    name: nameProperty("the pool's name on the host"),
+    resourceName: resourceNameProperty(),
+    type: { type: '"dir"', doc: "the only type pulumi-kvm makes", default: "dir", change: "replace" },
+    path: { type: "string", doc: "an absolute directory on the host; made when missing", required: true, change: "replace" },
+    autostart: { type: "boolean", doc: "started with the host", default: true, change: "live" },
+    adopt: adoptProperty("a storage pool of that name made outside Pulumi"),
+  },
+};

@@ -1,0 +1,51 @@
+// The Volume's properties, declared once (properties.ts): a larger capacity grows it in
+// place, a smaller one or another source replaces it.
+import { isUnknown } from "./common";
+import { poolProperty } from "./image-properties";
+import { adoptProperty, Declaration, hostProperty, nameProperty, resourceNameProperty } from "./properties";
+import type { VolumeInputs, VolumeOutputs } from "./volume";
+
+/** Shrinking loses data: compared with what was asked before, not libvirt's rounded size (with none asked, the image's size). */
+function shrinks(olds: VolumeOutputs, news: VolumeInputs): boolean {
+  if (news.capacity === undefined || isUnknown(news.capacity)) return false;
+  const before = olds.capacity !== undefined ? Number(olds.capacity) : olds.capacityBytes;
+  return Number(news.capacity) < before;
+}
+
+export const volumeDeclaration: Declaration<VolumeInputs, VolumeOutputs> = {
+  kind: "Volume",
+  namedBy: ["name", "pool"],
+  properties: {
+    host: hostProperty(),
+    pool: poolProperty(),
+    name: nameProperty("the volume's name in the pool"),
+    resourceName: resourceNameProperty(),
+    baseImage: {
+      type: "Image | string",
+      doc: "an `Image`, or the name of a volume in the same pool: a copy-on-write qcow2 overlay over it",
+      change: "replace",
+    },
+    cloneOf: {
+      type: "Image | Volume | string",
+      doc: "an `Image`, a `Volume`, or the name of a volume in the same pool: a full, independent copy made on the host (libvirt's create-from; a raw source becomes qcow2 unless `format` says raw). Not with `baseImage`",
+      change: "replace",
+    },
+    sourceFormat: {
+      type: '"qcow2" | "raw"',
+      doc: "the format of the volume `baseImage` or `cloneOf` names. **Required when that volume is given by name** ([what the provider trusts](#what-the-provider-trusts)); it only confirms the source's, so a change of it alone changes nothing",
+      defaultDoc: "the Image's or Volume's recorded format",
+      hint: true,
+      change: "record",
+    },
+    baseCapacity: { type: "number", doc: "the base image's virtual size, when the SDK could read the local file", hint: true, bySdk: true, change: "record" },
+    capacity: {
+      type: 'number | string ("20GiB", or bytes)',
+      doc: "may not be smaller than the image's (over an Image from a local file, `pulumi preview` already refuses a smaller one, naming both sizes: the SDK reads the file's header); required for a blank volume. A larger one grows the volume in place",
+      defaultDoc: "the image's (or source's) virtual size",
+      change: "live",
+      replaceWhen: { doc: "a smaller one (shrinking loses data)", test: shrinks },
+    },
+    format: { type: '"qcow2" | "raw"', doc: '`"raw"` for blank volumes and copies', default: "qcow2", change: "replace" },
+    adopt: adoptProperty("a volume of that name already in the pool: its format and base must match; a larger capacity grows it"),
+  },
+};

@@ -1,0 +1,73 @@
+// docs/resources.md's reference tables, rendered from the kinds' declarations: `npm run
+// docs` writes them between their markers, and a unit test fails when the file and the
+// declarations disagree.
+import * as fs from "fs";
+import * as path from "path";
+import { domainDeclaration } from "../../provider/resources/domain-properties";
+import { imageDeclaration } from "../../provider/resources/image-properties";
+import { networkDeclaration } from "../../provider/resources/network-properties";
+import { ChangeClass, Declaration, Property } from "../../provider/resources/properties";
+import { storagePoolDeclaration } from "../../provider/resources/storage-pool-properties";
+import { volumeDeclaration } from "../../provider/resources/volume-properties";
+
+export const DECLARATIONS: Declaration<any, any>[] = [imageDeclaration, volumeDeclaration, domainDeclaration, storagePoolDeclaration, networkDeclaration];
+
+export const DOCS_FILE = path.join(__dirname, "../../../docs/resources.md");
+
+const CHANGES: Record<ChangeClass, string> = {
+  replace: "replaces",
+  restart: "redefines, one graceful restart",
+  live: "applied live",
+  record: "recorded only",
+};
+
+/** A table cell: a literal "|" would end it. */
+const cell = (text: string) => text.replace(/(?<!\\)\|/g, "\\|");
+
+function defaultOf(p: Property<unknown, unknown>): string {
+  if (p.default !== undefined) return `\`${JSON.stringify(p.default)}\``;
+  if (p.defaultDoc) return p.defaultDoc;
+  return p.required ? "required" : "—";
+}
+
+function changeOf(p: Property<unknown, unknown>): string {
+  if (p.hint) return "not compared";
+  return CHANGES[p.change] + (p.replaceWhen ? `; replaces on ${p.replaceWhen.doc}` : "");
+}
+
+/** One kind's reference table: every input a user writes, its type, default and how a change applies. */
+export function propertyTable(decl: Declaration<any, any>): string {
+  const rows = ["| input | type | default | a change | |", "|---|---|---|---|---|"];
+  for (const [name, p] of Object.entries<Property<unknown, unknown>>(decl.properties)) {
+    if (p.bySdk) continue;
+    rows.push(`| \`${name}\` | ${cell(p.type)}${p.secret ? " (secret)" : ""} | ${cell(defaultOf(p))} | ${cell(changeOf(p))} | ${cell(p.doc)} |`);
+    for (const [field, f] of Object.entries(p.fields ?? {})) {
+      const names = field
+        .split(" / ")
+        .map((n) => `\`${name}.${n}\``)
+        .join(" / ");
+      rows.push(`| ${names} | ${cell(f.type)} | ${f.default !== undefined ? `\`${JSON.stringify(f.default)}\`` : "—"} | as \`${name}\` | ${cell(f.doc)} |`);
+    }
+  }
+  return rows.join("\n");
+}
+
+const kebab = (kind: string) => kind.replace(/(?<=.)([A-Z])/g, "-$1").toLowerCase();
+const begin = (kind: string) => `<!-- ${kind} inputs: generated from provider/resources/${kebab(kind)}-properties.ts by npm run docs -->`;
+const END = "<!-- end of generated inputs -->";
+
+/** The docs text with every kind's table replaced by its rendering. */
+export function renderDocs(text: string): string {
+  let out = text;
+  for (const decl of DECLARATIONS) {
+    const start = out.indexOf(begin(decl.kind));
+    if (start < 0) throw new Error(`docs/resources.md has no marker ${begin(decl.kind)}`);
+    const end = out.indexOf(END, start);
+    out = `${out.slice(0, start)}${begin(decl.kind)}\n${propertyTable(decl)}\n${out.slice(end)}`;
+  }
+  return out;
+}
+
+if (require.main === module) {
+  fs.writeFileSync(DOCS_FILE, renderDocs(fs.readFileSync(DOCS_FILE, "utf8")));
+}
