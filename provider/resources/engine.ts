@@ -2,6 +2,7 @@
 // protobuf Struct (Struct.fromJavaScript), which throws on `undefined`, bigint,
 // functions and symbols — after the object was made on the host. Everything a
 // resource returns, or attaches to a partial-init error, crosses `toEngine` first.
+import { PartialInitError } from "./partial-init";
 
 /** A JSON-like copy of `value` that Struct.fromJavaScript accepts: absent means absent. */
 export function toEngine<T>(value: T): T {
@@ -34,9 +35,8 @@ function plain(v: unknown): unknown {
   return out;
 }
 
-/** A partial-init error (`id`, `properties`, `reasons`) whose properties cross the boundary too. */
+/** A partial-init error whose properties cross the boundary too. */
 export function engineError(err: unknown): unknown {
-  const e = err as { id?: string; properties?: unknown };
-  if (e && typeof e === "object" && e.id && e.properties) e.properties = toEngine(e.properties);
+  if (err instanceof PartialInitError) err.properties = toEngine(err.properties);
   return err;
 }

@@ -4,6 +4,7 @@
 // MESSAGE packets, whatever their serial); every call bounded by an AbortSignal and the
 // client's call bound, and abandoned without touching the stream. The handshake is in
 // handshake.ts, keepalive in keepalive.ts, data streams in stream.ts.
+import { RequestSlots } from "./request-slots";
 import { EventEmitter } from "events";
 import { Duplex } from "stream";
 import { decode, encode } from "./codec";
@@ -43,8 +44,7 @@ export class RpcClient extends EventEmitter {
   private closedWith: Error | undefined;
   /** Calls sent whose reply has not come yet, abandoned ones included (the daemon still works on them). */
   private readonly working = new Set<number>();
-  private readonly queue: { go(): void; stop(err: Error): void }[] = [];
-  private slotsTaken = 0;
+  private readonly slots: RequestSlots;
   private keepalive: Keepalive | undefined;
   private pongWaiting = false;
   readonly callTimeoutMs: number;
@@ -63,6 +63,7 @@ export class RpcClient extends EventEmitter {
     super();
     this.callTimeoutMs = options.callTimeoutMs ?? 0;
     this.maxRequests = options.maxRequests ?? DAEMON_REQUEST_LIMIT;
+    this.slots = new RequestSlots(this.maxRequests);
     stream.on("data", (chunk: Buffer) => this.onData(chunk));
     stream.on("error", (err) => this.destroy(new RpcTransportError(`libvirt link failed: ${err.message}`, { cause: err })));
     stream.on("close", () => this.destroy(new RpcTransportError("libvirt link closed")));
@@ -127,58 +128,22 @@ export class RpcClient extends EventEmitter {
     this.streams.delete(serial);
   }
 
-  /**
-   * Takes one of the daemon's request slots: at once (undefined) when one is free, else a
-   * wait in the queue. Past its limit libvirtd would stop reading the link.
-   */
-  private requestSlot(api: string, signal?: AbortSignal): Promise<void> | undefined {
-    if (this.slotsTaken < this.maxRequests && this.queue.length === 0) {
-      this.slotsTaken++;
-      return undefined;
-    }
-    this.stats.queued++;
-    return new Promise<void>((resolve, reject) => {
-      const waiter = {
-        go: () => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve();
-        },
-        stop: (err: Error) => {
-          signal?.removeEventListener("abort", onAbort);
-          reject(new RpcNotSentError(api, err));
-        },
-      };
-      const onAbort = () => {
-        this.queue.splice(this.queue.indexOf(waiter), 1);
-        reject(new RpcAbortError(api, signal?.reason));
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.queue.push(waiter);
-    });
-  }
-
-  /** Hands a slot to the next queued call, or frees it. */
-  private releaseSlot(): void {
-    const next = this.queue.shift();
-    if (next) next.go();
-    else this.slotsTaken--;
-  }
-
   /** A reply came: the daemon has one call less. */
   private finished(serial: number): void {
-    if (this.working.delete(serial)) this.releaseSlot();
+    if (this.working.delete(serial)) this.slots.release();
   }
 
   private async invoke<A>(proc: Procedure<A, unknown>, args: A, signal?: AbortSignal, assigned?: (serial: number) => void, watched = false): Promise<Buffer> {
     if (this.closedWith) throw new RpcNotSentError(proc.api, this.closedWith);
     if (signal?.aborted) throw new RpcAbortError(proc.api, signal.reason);
     // a free slot is taken in this tick: the call is sent before anything else can happen
-    const waiting = this.requestSlot(proc.api, signal);
+    const waiting = this.slots.take(proc.api, signal);
     if (waiting) {
+      this.stats.queued++;
       await waiting;
       if (this.closedWith) throw new RpcNotSentError(proc.api, this.closedWith);
       if (signal?.aborted) {
-        this.releaseSlot();
+        this.slots.release();
         throw new RpcAbortError(proc.api, signal.reason);
       }
     }
@@ -317,8 +282,7 @@ export class RpcClient extends EventEmitter {
     for (const call of this.pending.values()) call.reject(err);
     this.pending.clear();
     this.working.clear();
-    this.slotsTaken = 0;
-    for (const waiter of this.queue.splice(0)) waiter.stop(err);
+    this.slots.stopAll(err);
     for (const sink of this.streams.values()) sink.onClose(err);
     this.streams.clear();
     this.stream.destroy();

@@ -1,6 +1,7 @@
 // The engine boundary: every resource kind's outputs, for each optional input absent
 // and present, survive the Struct.fromJavaScript round trip Pulumi's dynamic-provider
 // host applies to every result. Raw outputs with an absent member do not.
+import { PartialInitError } from "../../provider/resources/partial-init";
 import * as assert from "assert";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { checkInputs, DomainInputs } from "../../provider/resources/domain-inputs";
@@ -102,8 +103,9 @@ describe("engine boundary", () => {
   });
 
   it("normalises a partial-init error's properties and leaves other errors alone", () => {
-    const err = Object.assign(new Error("no IP"), { id: "u", properties: { a: undefined, b: 1n }, reasons: ["r"] });
+    const err = new PartialInitError<unknown>("no IP", "u", { a: undefined, b: 1n }, ["r"]);
     assert.deepStrictEqual((engineError(err) as typeof err).properties, { b: 1 });
+    assert.strictEqual(err.id, "u", "the dynamic-provider host recognises a partial init by its id");
     const plain = new Error("x");
     assert.strictEqual(engineError(plain), plain);
   });

@@ -1,0 +1,73 @@
+// The libvirt calls on networks: rows of the call table (calls.ts).
+import { array, int, struct, uint } from "../rpc/codec";
+import { procedure } from "../rpc/procedure";
+import { dhcpLease, networkRef, nonnullString, remoteString } from "../rpc/types";
+import type { NetworkRef } from "../rpc/types";
+import { flags, hex, net, none, nothing, read, write } from "./call-rows";
+
+export const networkCalls = {
+  // networks
+  lookupNetwork: read(
+    procedure(46, "virNetworkLookupByName", struct({ name: nonnullString }), struct({ net: networkRef })),
+    (name: string) => ({ name }),
+    (r) => r.net,
+    { ids: (name) => ({ network: name }) },
+  ),
+  networkXml: read(
+    procedure(43, "virNetworkGetXMLDesc", struct({ net: networkRef, flags }), struct({ xml: nonnullString })),
+    (n: NetworkRef) => ({ net: n, flags: 0 }),
+    (r) => r.xml,
+    { ids: (n) => ({ network: net(n) }), xml: (_a, x) => x },
+  ),
+  networkAutostart: read(
+    procedure(44, "virNetworkGetAutostart", struct({ net: networkRef }), struct({ autostart: int })),
+    (n: NetworkRef) => ({ net: n }),
+    (r) => r.autostart === 1,
+    { ids: (n) => ({ network: net(n) }), result: (a) => ({ autostart: a }) },
+  ),
+  defineNetwork: write(
+    procedure(41, "virNetworkDefineXML", struct({ xml: nonnullString }), struct({ net: networkRef })),
+    (xml: string) => ({ xml }),
+    (r) => r.net,
+    { ids: () => ({}), result: (n) => ({ network: n.name, uuid: hex(n.uuid) }), xml: ([x]) => x },
+  ),
+  startNetwork: write(procedure(39, "virNetworkCreate", struct({ net: networkRef }), none), (n: NetworkRef) => ({ net: n }), nothing, {
+    ids: (n) => ({ network: net(n) }),
+  }),
+  stopNetwork: write(procedure(42, "virNetworkDestroy", struct({ net: networkRef }), none), (n: NetworkRef) => ({ net: n }), nothing, {
+    ids: (n) => ({ network: net(n) }),
+  }),
+  undefineNetwork: write(procedure(49, "virNetworkUndefine", struct({ net: networkRef }), none), (n: NetworkRef) => ({ net: n }), nothing, {
+    ids: (n) => ({ network: net(n) }),
+  }),
+  setNetworkAutostart: write(
+    procedure(48, "virNetworkSetAutostart", struct({ net: networkRef, autostart: int }), none),
+    (n: NetworkRef, autostart: boolean) => ({ net: n, autostart: autostart ? 1 : 0 }),
+    nothing,
+    { ids: (n, a) => ({ network: net(n), autostart: a }) },
+  ),
+  /** One change to one section of a network, live and in its persistent config (virNetworkUpdate). */
+  updateNetwork: write(
+    procedure(291, "virNetworkUpdate", struct({ net: networkRef, command: uint, section: uint, parentIndex: int, xml: nonnullString, flags }), none),
+    (n: NetworkRef, command: number, section: number, xml: string, f: number) => ({ net: n, command, section, parentIndex: -1, xml, flags: f }),
+    nothing,
+    { ids: (n, command, section, _x, f) => ({ network: net(n), command, section, flags: f }), xml: ([, , , x]) => x },
+  ),
+  networkIsActive: read(
+    procedure(152, "virNetworkIsActive", struct({ net: networkRef }), struct({ active: int })),
+    (n: NetworkRef) => ({ net: n }),
+    (r) => r.active === 1,
+    { ids: (n) => ({ network: net(n) }), result: (a) => ({ active: a }) },
+  ),
+  dhcpLeases: read(
+    procedure(
+      341,
+      "virNetworkGetDHCPLeases",
+      struct({ net: networkRef, mac: remoteString, needResults: int, flags }),
+      struct({ leases: array(dhcpLease, 65536), ret: uint }),
+    ),
+    (n: NetworkRef, mac: string | null) => ({ net: n, mac, needResults: 1, flags: 0 }),
+    (r) => r.leases,
+    { ids: (n, mac) => ({ network: net(n), mac: mac ?? "any" }), result: (l) => ({ count: l.length }) },
+  ),
+};

@@ -1,0 +1,130 @@
+// A domain found by its identity and observed: the lookups, the outputs from what libvirt
+// reports, and the wait for an address of this boot after a start, which never undoes
+// the VM: what fails after it started is a partial-init error Pulumi records.
+import { explain, KvmError } from "../errors";
+import { DomainRef, DomainXmlFlags, isLibvirtError, Libvirt, unlessMissing } from "../libvirt/api";
+import { OWNER_NS, parseDomainXml } from "../xml/domain";
+import { hostLabel } from "./common";
+import { HostAccess } from "./context";
+import { DomainInputs, DomainOutputs, waitSpec } from "./domain-inputs";
+import { ArpTableUnreadable, interfaceAddresses, LeaseSnapshot, waitForAddress } from "./domain-ip";
+import { isActiveState } from "./domain-power";
+import { composeOutputs, unobservedOutputs } from "./domain-spec";
+import { PartialInitError } from "./partial-init";
+
+export type Recorded = Pick<DomainOutputs, "seedVolume" | "seedPool" | "seedIdentity">;
+
+/** What a create recorded of the seed, as the outputs carry it (no member that is undefined). */
+export const recordedOf = (o: Recorded): Recorded => ({
+  seedVolume: o.seedVolume,
+  seedPool: o.seedPool,
+  ...(o.seedIdentity ? { seedIdentity: o.seedIdentity } : {}),
+});
+
+export async function ownedDomain(lv: Libvirt, uuid: string, host: string, action: string): Promise<DomainRef | undefined> {
+  const dom = await unlessMissing(lv.lookupDomainByUuid(Buffer.from(uuid.replace(/-/g, ""), "hex")), "NO_DOMAIN");
+  if (!dom) return undefined;
+  try {
+    await lv.domainMetadata(dom, OWNER_NS);
+  } catch (err) {
+    if (isLibvirtError(err, "NO_DOMAIN_METADATA")) {
+      throw new KvmError("permanent", `domain ${dom.name} was not created by pulumi-kvm (no ownership marker in its metadata); refusing to ${action} it`, {
+        host,
+        fix: "Manage it by hand, or remove it from the stack with pulumi state delete",
+      });
+    }
+    throw err;
+  }
+  return dom;
+}
+
+export const findDomain = (lv: Libvirt, name: string) => unlessMissing(lv.lookupDomain(name), "NO_DOMAIN");
+
+/** The NICs of the persistent definition, for a lease snapshot before a start. */
+export async function definedNics(lv: Libvirt, dom: DomainRef): Promise<{ mac: string; network?: string }[]> {
+  return parseDomainXml(await lv.domainXml(dom, DomainXmlFlags.INACTIVE)).interfaces;
+}
+
+export async function observe(lv: Libvirt, dom: DomainRef, d: DomainInputs, recorded: Recorded, since?: LeaseSnapshot): Promise<DomainOutputs> {
+  const parsed = parseDomainXml(await lv.domainXml(dom, 0));
+  const { state } = await lv.domainState(dom);
+  const autostart = await lv.domainAutostart(dom);
+  const wait = waitSpec(d.waitForIp);
+  const active = isActiveState(state);
+  const addresses = active
+    ? await interfaceAddresses(lv, dom, wait?.source ?? "lease", wait?.family ?? "ipv4", since).catch((err) => {
+        if (err instanceof ArpTableUnreadable) return []; // reported by the wait; the outputs have no address then
+        throw err;
+      })
+    : [];
+  return composeOutputs(d, { parsed, state, active, autostart, addresses }, recorded);
+}
+
+/**
+ * The error for a VM that exists but did not finish: Pulumi records `properties` under
+ * `id` ("created but failed to initialize") and retries on the next `up`.
+ */
+export function partialInit(message: string, outs: DomainOutputs, reason: string): PartialInitError<DomainOutputs> {
+  return new PartialInitError(message, outs.uuid, outs, [reason]);
+}
+
+/**
+ * Waits for an address of this boot (when asked), then the outputs; the VM exists whatever
+ * happens here, unless `signal` stops the run: then its error goes on, for the create to undo.
+ */
+export async function observeStarted(
+  pool: HostAccess,
+  d: DomainInputs,
+  dom: DomainRef,
+  recorded: Recorded,
+  since: LeaseSnapshot | undefined,
+  what: string,
+  signal?: AbortSignal,
+): Promise<DomainOutputs> {
+  const host = hostLabel(d.host);
+  const wait = waitSpec(d.waitForIp);
+  try {
+    return await pool.run(
+      d.host,
+      async (lv) => {
+        if (wait && d.running !== false) {
+          let found;
+          try {
+            found = await waitForAddress(lv, dom, wait, since);
+          } catch (err) {
+            // no address can come this way (not a broken link): the VM is observed and kept
+            if (!(err instanceof ArpTableUnreadable)) throw err;
+            const e = new KvmError(
+              "permanent",
+              `domain ${d.name}: libvirt cannot read the host's ARP table (${err.message}); its ARP reader does not understand this kernel's netlink replies`,
+              {
+                host,
+                property: "waitForIp.source",
+                fix: 'Use source "agent" with qemuAgent: true and qemu-guest-agent in the guest, or a libvirt whose ARP reader is fixed (virsh domifaddr --source arp shows whether it works). The domain is kept',
+              },
+            );
+            throw partialInit(e.message, await observe(lv, dom, d, recorded, since), e.message);
+          }
+          if (!found) {
+            const outs = await observe(lv, dom, d, recorded, since);
+            throw partialInit(
+              `${host}: domain ${d.name} got no ${wait.family} address within ${wait.timeoutMs / 1000} s (waitForIp, source ${wait.source})`,
+              outs,
+              `no IP address within ${wait.timeoutMs / 1000} s: does the network serve DHCP, does the guest bring its interface up? The domain is kept; pulumi up retries the wait`,
+            );
+          }
+        }
+        return observe(lv, dom, d, recorded, since);
+      },
+      { signal },
+    );
+  } catch (err) {
+    if (err instanceof PartialInitError || signal?.aborted) throw err;
+    const e = explain(err, host, `${what} domain ${d.name}`);
+    throw partialInit(
+      e.message,
+      unobservedOutputs(d, dom, recorded),
+      `the domain was started but could not be observed (${e.message}); it is kept, and pulumi up continues from here`,
+    );
+  }
+}
