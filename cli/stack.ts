@@ -23,7 +23,7 @@ export interface ResourceReport {
   detail?: string;
 }
 
-interface Recorded {
+interface StackResource {
   urn: string;
   kind: Kind;
   name: string;
@@ -39,11 +39,11 @@ export interface StackTargets {
   resources(pool: HostPool, health: HostHealth[], timeoutMs: number): Promise<ResourceReport[]>;
 }
 
-/** Secrets in an export made with --show-secrets are plain; older formats wrap them. */
-function plain(v: any): any {
+/** Secrets in an export made with --show-secrets are unwrapSecrets; older formats wrap them. */
+function unwrapSecrets(v: any): any {
   if (v && typeof v === "object" && "4dabf18193072939515e22adb298388d" in v) return "plaintext" in v ? JSON.parse(v.plaintext) : v.value;
-  if (Array.isArray(v)) return v.map(plain);
-  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
+  if (Array.isArray(v)) return v.map(unwrapSecrets);
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, unwrapSecrets(x)]));
   return v;
 }
 
@@ -59,13 +59,13 @@ export async function exportStack(stack: string, cwd: string): Promise<any> {
   }
 }
 
-export function recordedResources(state: any): Recorded[] {
+export function recordedResources(state: any): StackResource[] {
   const resources: any[] = state?.deployment?.resources ?? [];
   return resources
-    .filter((r) => r.outputs && isKind(plain(r.outputs.kvmKind)))
+    .filter((r) => r.outputs && isKind(unwrapSecrets(r.outputs.kvmKind)))
     .map((r) => {
-      const o = plain(r.outputs);
-      const kind = o.kvmKind as Recorded["kind"];
+      const o = unwrapSecrets(r.outputs);
+      const kind = o.kvmKind as StackResource["kind"];
       const pool = kind === "StoragePool" ? o.name : kind === "Network" ? undefined : (o.pool ?? "default");
       const running = kind === "StoragePool" ? o.state === "running" : kind === "Network" ? o.active : o.running;
       return { urn: r.urn, kind, name: o.name, pool, host: o.host, running };
@@ -73,7 +73,7 @@ export function recordedResources(state: any): Recorded[] {
 }
 
 /** Whether the resource's object runs on the host (a domain, pool or network); undefined for volumes. Throws when it is gone. */
-async function activeOnHost(lv: Libvirt, r: Recorded): Promise<boolean | undefined> {
+async function activeOnHost(lv: Libvirt, r: StackResource): Promise<boolean | undefined> {
   switch (r.kind) {
     case "Domain":
       return isActiveState((await lv.domainState(await lv.lookupDomain(r.name))).state);

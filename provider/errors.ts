@@ -1,8 +1,7 @@
 // The error taxonomy. Every error leaving the provider has a class, a message naming
 // the host, the object and the fix, and libvirt's code name when libvirt said it.
 // `classify` is the one place that decides.
-import type { ERROR_CODE_NAMES } from "./rpc/error-codes";
-import { LibvirtError, RpcAbortError, RpcProtocolError, RpcTransportError } from "./rpc/errors";
+import { LibvirtCodeName, LibvirtError, RpcAbortError, RpcProtocolError, RpcTransportError } from "./libvirt/errors";
 
 export type ErrorClass = "transient" | "permanent" | "not-found" | "conflict" | "timeout" | "unreachable";
 
@@ -62,7 +61,7 @@ export interface Classified {
 /** The class of a libvirt code this table does not list: a retry may help. */
 export const UNLISTED_CODE_CLASS: ErrorClass = "transient";
 
-const libvirtClasses: Partial<Record<(typeof ERROR_CODE_NAMES)[number], ErrorClass>> = {
+const libvirtClasses: Partial<Record<LibvirtCodeName, ErrorClass>> = {
   VIR_ERR_NO_DOMAIN: "not-found",
   VIR_ERR_NO_NETWORK: "not-found",
   VIR_ERR_NO_STORAGE_POOL: "not-found",

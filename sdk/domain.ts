@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
-import { HostArgs, hostInput } from "./host";
+import { HostArgs } from "./host";
 import { Image } from "./image";
 import { providerShim } from "./shim";
-import { MODULE, withLegacyAlias } from "./resource-type";
+import { MODULE, registered, withLegacyAlias } from "./resource-type";
 import { Volume } from "./volume";
 
 export interface DiskArgs {
@@ -10,7 +10,9 @@ export interface DiskArgs {
   volume: Volume | Image | pulumi.Input<string>;
   /** Pool of a volume given by name (default "default"). */
   pool?: pulumi.Input<string>;
+  /** "disk" (default) or "cdrom". */
   device?: pulumi.Input<"disk" | "cdrom">;
+  /** "virtio" (default; a cdrom: "sata"), "sata", "scsi" or "ide". */
   bus?: pulumi.Input<"virtio" | "sata" | "scsi" | "ide">;
   /**
    * The volume's format: required for a volume given by name, taken from a Volume or Image
@@ -32,6 +34,7 @@ export interface DiskArgs {
   discard?: pulumi.Input<"unmap" | "ignore">;
   /** The serial number the guest sees (up to 20 letters, digits, _ . + -). */
   serial?: pulumi.Input<string>;
+  /** Attached read-only (default false). */
   readonly?: pulumi.Input<boolean>;
 }
 
@@ -44,6 +47,7 @@ export interface NetworkInterfaceArgs {
   direct?: pulumi.Input<{ dev: pulumi.Input<string>; mode?: pulumi.Input<"bridge" | "vepa" | "private" | "passthrough"> }>;
   /** Fixed MAC; otherwise libvirt picks one, kept across updates. */
   mac?: pulumi.Input<string>;
+  /** The NIC model (default "virtio"). */
   model?: pulumi.Input<string>;
 }
 
@@ -55,6 +59,7 @@ export interface CloudInitArgs {
   vendorData?: pulumi.Input<string>;
   /** Extra meta-data lines; instance-id and local-hostname are set by pulumi-kvm. */
   metaData?: pulumi.Input<string>;
+  /** network-config, v1 or v2. */
   networkConfig?: pulumi.Input<string>;
   /** local-hostname (default: the domain name). */
   hostname?: pulumi.Input<string>;
@@ -65,38 +70,52 @@ export interface WaitForIpArgs {
   timeout?: pulumi.Input<string>;
   /** "any" (default: lease or agent), "lease", "agent", or "arp" (the host's ARP table: bridge and direct NICs). */
   source?: pulumi.Input<"lease" | "agent" | "arp" | "any">;
+  /** "ipv4" (default), "ipv6" or "any". */
   family?: pulumi.Input<"ipv4" | "ipv6" | "any">;
 }
 
 export interface DomainArgs {
+  /** The libvirt host and how to log in (docs/connection.md). Another address, port, user, socket or URI replaces the resource; a login change is only recorded. */
   host: pulumi.Input<HostArgs>;
-  /** Domain name (default: the resource name). */
+  /** Domain name (default: the resource name). A change replaces. */
   name?: pulumi.Input<string>;
-  /** "kvm" (default) or "qemu" (software emulation). */
+  /** "kvm" (default) or "qemu" (software emulation). A change replaces. */
   type?: pulumi.Input<"kvm" | "qemu">;
+  /** Virtual CPUs (default 1). A change redefines the VM and restarts it (one graceful restart). */
   vcpu?: pulumi.Input<number>;
-  /** "2GiB" or a number of MiB (default 512). */
+  /** "2GiB" or a number of MiB (default 512). A change redefines the VM and restarts it (one graceful restart). */
   memory?: pulumi.Input<string | number>;
+  /** "bios" (default) or "uefi" (OVMF without secure boot). A change replaces. */
   firmware?: pulumi.Input<"bios" | "uefi">;
+  /** Machine type, e.g. "q35" (default: libvirt's). A change replaces. */
   machine?: pulumi.Input<string>;
+  /** CPU mode, e.g. "host-passthrough" (default: libvirt's). A change redefines the VM and restarts it (one graceful restart). */
   cpuMode?: pulumi.Input<string>;
-  /** Boots from the first disk unless kernel is given. An array, or an Output of one. */
+  /** Boots from the first disk unless kernel is given. An array, or an Output of one. A change redefines the VM and restarts it (one graceful restart). */
   disks: pulumi.Input<DiskArgs[]>;
-  /** An array, or an Output of one (e.g. from `pulumi.all(...).apply(...)`). */
+  /** An array, or an Output of one (e.g. from `pulumi.all(...).apply(...)`); each keeps its MAC. A change redefines the VM and restarts it (one graceful restart). */
   networkInterfaces?: pulumi.Input<pulumi.Input<NetworkInterfaceArgs>[]>;
+  /** The NoCloud seed, a secret. A change replaces. */
   cloudInit?: pulumi.Input<CloudInitArgs>;
+  /** Direct kernel boot: the kernel's path on the host. A change redefines the VM and restarts it (one graceful restart). */
   kernel?: pulumi.Input<string>;
+  /** With kernel: the initrd's path on the host. A change redefines the VM and restarts it (one graceful restart). */
   initrd?: pulumi.Input<string>;
+  /** With kernel: the kernel command line. A change redefines the VM and restarts it (one graceful restart). */
   cmdline?: pulumi.Input<string>;
-  /** Default true; enforced on every update and refreshed by read. */
+  /** Default true; enforced on every update and refreshed by read; changes in place. */
   running?: pulumi.Input<boolean>;
+  /** Started with libvirtd (default false); changes in place. */
   autostart?: pulumi.Input<boolean>;
+  /** Adds the guest agent channel (default false). A change redefines the VM and restarts it (one graceful restart). */
   qemuAgent?: pulumi.Input<boolean>;
+  /** "none" (default), "vnc" or "spice" on the host's 127.0.0.1, without a password. A change redefines the VM and restarts it (one graceful restart). */
   graphics?: pulumi.Input<"none" | "vnc" | "spice">;
+  /** Wait for an address of this boot after create (and an update that starts the VM); only recorded. */
   waitForIp?: pulumi.Input<boolean | WaitForIpArgs>;
-  /** Graceful ACPI shutdown bound before destroy (default "60s"). */
+  /** Graceful ACPI shutdown bound before destroy (default "60s"); only recorded. */
   shutdownTimeout?: pulumi.Input<string>;
-  /** Take over a domain of this name that already exists on the host (see docs/resources.md, "Adopting"). */
+  /** Take over a domain of this name that already exists on the host (docs/resources.md, "Adopting"); only recorded. */
   adopt?: pulumi.Input<boolean>;
 }
 
@@ -132,24 +151,10 @@ export class Domain extends pulumi.dynamic.Resource {
     super(
       providerShim,
       name,
-      {
-        ...args,
-        host: hostInput(args.host),
+      registered("Domain", name, args, ["uuid", "state", "interfaces", "ipAddress", "seedVolume", "seedPool", "running", "vcpu", "memory"], {
         disks,
         cloudInit,
-        resourceName: name,
-        name: args.name,
-        kvmKind: "Domain",
-        uuid: undefined,
-        state: undefined,
-        interfaces: undefined,
-        ipAddress: undefined,
-        seedVolume: undefined,
-        seedPool: undefined,
-        running: args.running,
-        vcpu: args.vcpu,
-        memory: args.memory,
-      },
+      }),
       withLegacyAlias(opts),
       MODULE,
       "Domain",

@@ -1,11 +1,10 @@
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import { readImageHeader } from "../provider/image/header";
-import { hostInput } from "./host";
 import { urlHasSecrets } from "./url";
 import { StorageArgs, StorageResource } from "./storage";
 import { providerShim } from "./shim";
-import { MODULE, withLegacyAlias } from "./resource-type";
+import { MODULE, registered, withLegacyAlias } from "./resource-type";
 
 export interface ImageSourceArgs {
   /**
@@ -27,8 +26,9 @@ export interface ImageSourceArgs {
 }
 
 export interface ImageArgs extends StorageArgs {
+  /** Where the bytes come from. Other bytes (another checksum) replace; the same bytes from another place are only recorded. */
   source: pulumi.Input<ImageSourceArgs>;
-  /** Asserts the format; it is always read from the image header. */
+  /** Asserts the format, which is always read from the image header. A change replaces. */
   format?: pulumi.Input<"qcow2" | "raw">;
 }
 
@@ -45,20 +45,7 @@ export class Image extends StorageResource {
     super(
       providerShim,
       name,
-      {
-        ...args,
-        source,
-        host: hostInput(args.host),
-        resourceName: name,
-        kvmKind: "Image",
-        path: undefined,
-        key: undefined,
-        capacityBytes: undefined,
-        sha256: undefined,
-        sha512: undefined,
-        format: args.format,
-        name: args.name,
-      },
+      registered("Image", name, args, ["path", "key", "capacityBytes", "sha256", "sha512", "format"], { source }),
       withLegacyAlias(opts),
       MODULE,
       "Image",

@@ -1,19 +1,20 @@
 import * as pulumi from "@pulumi/pulumi";
-import { hostInput, HostArgs } from "./host";
+import { HostArgs } from "./host";
 import { providerShim } from "./shim";
-import { MODULE } from "./resource-type";
+import { MODULE, registered } from "./resource-type";
 
 export interface StoragePoolArgs {
+  /** The libvirt host and how to log in (docs/connection.md). Another address, port, user, socket or URI replaces the resource; a login change is only recorded. */
   host: pulumi.Input<HostArgs>;
-  /** Pool name (default: the resource name). */
+  /** Pool name (default: the resource name). A change replaces. */
   name?: pulumi.Input<string>;
-  /** "dir" (the default): volumes are files in a directory of the host. */
+  /** "dir" (the default): volumes are files in a directory of the host. A change replaces. */
   type?: pulumi.Input<"dir">;
-  /** The pool's directory on the host; made when missing. */
+  /** The pool's directory on the host, made when missing. A change replaces. */
   path: pulumi.Input<string>;
-  /** Started with libvirtd (default true). */
+  /** Started with libvirtd (default true); changes in place. */
   autostart?: pulumi.Input<boolean>;
-  /** Take over a pool of this name that already exists on the host. */
+  /** Take over a pool of this name that already exists on the host; only recorded. */
   adopt?: pulumi.Input<boolean>;
 }
 
@@ -33,18 +34,7 @@ export class StoragePool extends pulumi.dynamic.Resource {
     super(
       providerShim,
       name,
-      {
-        ...args,
-        host: hostInput(args.host),
-        resourceName: name,
-        name: args.name,
-        autostart: args.autostart,
-        kvmKind: "StoragePool",
-        uuid: undefined,
-        state: undefined,
-        capacityBytes: undefined,
-        availableBytes: undefined,
-      },
+      registered("StoragePool", name, args, ["autostart", "uuid", "state", "capacityBytes", "availableBytes"]),
       opts,
       MODULE,
       "StoragePool",

@@ -3,12 +3,13 @@ import { HostArgs } from "./host";
 
 /** Where a volume-backed resource lives. */
 export interface StorageArgs {
+  /** The libvirt host and how to log in (docs/connection.md). Another address, port, user, socket or URI replaces the resource; a login change is only recorded. */
   host: pulumi.Input<HostArgs>;
-  /** Storage pool (default "default"); a StoragePool's `name` orders this after it. */
+  /** Storage pool (default "default"); a StoragePool's `name` orders this after it. A change replaces. */
   pool?: pulumi.Input<string>;
-  /** Volume name in the pool (default: the resource name). */
+  /** Volume name in the pool (default: the resource name). A change replaces. */
   name?: pulumi.Input<string>;
-  /** Take over a volume of this name that already exists in the pool (see docs/resources.md, "Adopting"). */
+  /** Take over a volume of this name that already exists in the pool (docs/resources.md, "Adopting"); only recorded. */
   adopt?: pulumi.Input<boolean>;
 }
 

@@ -1,22 +1,23 @@
 import * as pulumi from "@pulumi/pulumi";
-import { hostInput } from "./host";
 import { StorageArgs, StorageResource } from "./storage";
 import { Image } from "./image";
 import { providerShim } from "./shim";
-import { MODULE, withLegacyAlias } from "./resource-type";
+import { MODULE, registered, withLegacyAlias } from "./resource-type";
 
 export interface VolumeArgs extends StorageArgs {
-  /** Copy-on-write base: an Image, or the name of a volume in the same pool. */
+  /** Copy-on-write base: an Image, or the name of a volume in the same pool. A change replaces. */
   baseImage?: Image | pulumi.Input<string>;
-  /** A full, independent copy of an Image, a Volume or a named volume of the same pool, made on the host. */
+  /** A full, independent copy of an Image, a Volume or a named volume of the same pool, made on the host. A change replaces. */
   cloneOf?: Image | Volume | pulumi.Input<string>;
-  /** "20GiB", "512MiB" or bytes; defaults to the image's size. Growing resizes in place. */
+  /** "20GiB", "512MiB" or bytes (default: the image's size). A larger one grows the volume in place (a running VM's disk live); a smaller one replaces. */
   capacity?: pulumi.Input<string | number>;
+  /** "qcow2" (default) or "raw" (blank volumes and copies). A change replaces. */
   format?: pulumi.Input<"qcow2" | "raw">;
   /**
    * The format of the volume `baseImage` or `cloneOf` names, required when it is given by
    * name (an Image or Volume brings its recorded format). pulumi-kvm never takes a format
-   * from the file's header: a guest can write any header into its disk.
+   * from the file's header: a guest can write any header into its disk. Not compared: it
+   * only confirms the source's.
    */
   sourceFormat?: pulumi.Input<"qcow2" | "raw">;
 }
@@ -40,22 +41,12 @@ export class Volume extends StorageResource {
     super(
       providerShim,
       name,
-      {
-        ...args,
-        host: hostInput(args.host),
+      registered("Volume", name, args, ["path", "key", "capacityBytes", "backing", "format"], {
         baseImage: base,
         cloneOf: clone,
-        resourceName: name,
         sourceFormat: args.sourceFormat ?? source?.format,
         ...(image ? { baseCapacity: image.localVirtualSize } : {}),
-        kvmKind: "Volume",
-        path: undefined,
-        key: undefined,
-        capacityBytes: undefined,
-        backing: undefined,
-        format: args.format,
-        name: args.name,
-      },
+      }),
       withLegacyAlias(opts),
       MODULE,
       "Volume",

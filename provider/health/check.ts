@@ -4,7 +4,7 @@
 // cuts off work on it. A pool or network verdict is decided after the calls return:
 // a missing pool is an answer, not a broken link.
 import { classify, ErrorClass } from "../errors";
-import { isLibvirtError, PoolInfo, PoolState } from "../libvirt/api";
+import { isLibvirtError, POOL_STATES, PoolInfo, PoolState } from "../libvirt/api";
 import { HostAccess, hostPool } from "../pool/host-pool";
 import { DialError } from "../ssh/dial-error";
 import { HostConfig } from "../ssh/host";
@@ -38,15 +38,13 @@ export interface HealthOptions {
   timeoutMs: number;
 }
 
-export const POOL_STATES = ["inactive", "building", "running", "degraded", "inaccessible"];
-
 export function formatVersion(v: bigint): string {
   const n = Number(v);
   return `${Math.floor(n / 1_000_000)}.${Math.floor(n / 1000) % 1000}.${n % 1000}`;
 }
 
 type Lookup<T> = { value: T } | { error: unknown };
-const settle = <T>(p: Promise<T>): Promise<Lookup<T>> =>
+const outcome = <T>(p: Promise<T>): Promise<Lookup<T>> =>
   p.then(
     (value) => ({ value }),
     (error) => ({ error }),
@@ -65,8 +63,8 @@ async function ask(pool: HostAccess, config: HostConfig, opts: HealthOptions, st
     config,
     async (lv) => {
       const [version, hostname] = storageOnly ? [undefined, undefined] : await Promise.all([lv.libVersion(), lv.hostname()]);
-      const poolInfo = opts.pool ? await settle(lv.lookupPool(opts.pool).then(async (p) => ({ info: await lv.poolInfo(p) }))) : undefined;
-      const network = opts.network ? await settle(lv.lookupNetwork(opts.network).then((n) => lv.networkIsActive(n))) : undefined;
+      const poolInfo = opts.pool ? await outcome(lv.lookupPool(opts.pool).then(async (p) => ({ info: await lv.poolInfo(p) }))) : undefined;
+      const network = opts.network ? await outcome(lv.lookupNetwork(opts.network).then((n) => lv.networkIsActive(n))) : undefined;
       return { version, hostname, poolInfo, network };
     },
     opts.timeoutMs,

@@ -26,6 +26,9 @@ export interface VolumeInfo {
 
 /** virStoragePoolState */
 export const PoolState = { INACTIVE: 0, BUILDING: 1, RUNNING: 2, DEGRADED: 3, INACCESSIBLE: 4 } as const;
+/** virStoragePoolState names, indexed by value ("running"). */
+export const POOL_STATES = Object.keys(PoolState).map((k) => k.toLowerCase());
+
 /** virDomainState */
 export const DomainState = { NOSTATE: 0, RUNNING: 1, BLOCKED: 2, PAUSED: 3, SHUTDOWN: 4, SHUTOFF: 5, CRASHED: 6, PMSUSPENDED: 7 } as const;
 /** virDomainInterfaceAddressesSource */

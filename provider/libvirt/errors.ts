@@ -24,4 +24,7 @@ export async function unlessMissing<T>(lookup: Promise<T>, code: LibvirtCode): P
     throw err;
   }
 }
-export { RpcAbortError } from "../rpc/errors";
+export { RpcAbortError, RpcProtocolError, RpcTransportError } from "../rpc/errors";
+
+/** A libvirt error code name as libvirt spells it, e.g. "VIR_ERR_NO_DOMAIN". */
+export type LibvirtCodeName = (typeof ERROR_CODE_NAMES)[number];

@@ -8,9 +8,11 @@
 // this process to check or diff the resource with its recorded state: the names that
 // state holds are remembered here as the stack's own, so a replacement that keeps its
 // name is not reported as a collision with itself.
+import { Declaration, diffOf } from "./properties";
+import { DiffResult } from "./types";
 import { Libvirt } from "../libvirt/api";
 import { HostConfig } from "../ssh/host";
-import { Failures, hostLabel, hostPlace, isUnknown } from "./common";
+import { Failures, hostLabel, hostPlace, isUnknown, recorded } from "./common";
 import { HostAccess } from "./context";
 
 /** One libvirt name a resource takes, and how to tell whether it is taken. */
@@ -69,4 +71,27 @@ export async function checkClaims(pool: HostAccess, failures: Failures, news: Cl
       reason: `${c.what} already exists on ${hostLabel(news.host)} and is not part of this stack. Set adopt: true to take it over, remove it on the host (${c.removal}), or choose another ${c.property}`,
     });
   }
+}
+
+/**
+ * check's collision step: the names `claimsOf` gives the inputs must be free, the stack's
+ * own (the olds of a resource in the stack), or adopted.
+ */
+export function checkNames<T extends { host: HostConfig; name: string; adopt?: boolean }>(
+  pool: HostAccess,
+  failures: Failures,
+  claimsOf: (o: T) => Claims,
+  news: T,
+  olds: T | undefined,
+): Promise<void> {
+  const previous = recorded(olds);
+  return checkClaims(pool, failures, claimsOf(news), previous && claimsOf(previous), news.adopt);
+}
+
+/** diff, derived from the kind's declaration; the recorded names are noted as the stack's for check. */
+export function declaredDiff<I extends object, O extends object>(declaration: Declaration<I, O>, claimsOf: (o: O) => Claims) {
+  return async (_id: string, olds: O, news: I): Promise<DiffResult> => {
+    rememberStackNames(claimsOf(olds));
+    return diffOf(declaration, olds, news);
+  };
 }

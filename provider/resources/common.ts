@@ -3,9 +3,8 @@
 import * as path from "path";
 import { explain, isLoginRefused, KvmError } from "../errors";
 import { warn } from "../log";
-import { hostPool } from "../pool/host-pool";
 import { ResourceContext } from "./context";
-import { expandHome, HostConfig } from "../ssh/host";
+import { expandHome, HostConfig, resolveHost } from "../ssh/host";
 
 /** The value Pulumi passes for inputs not known yet (preview). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -23,6 +22,11 @@ export interface CheckFailure {
 }
 
 export type Failures = CheckFailure[];
+
+/** Reports one property's failure; the reason follows the property's name. */
+export function reporter(failures: Failures): (property: string, reason: string) => void {
+  return (property, reason) => failures.push({ property, reason: `${property}: ${reason}` });
+}
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
 export const MAX_NAME = 100;
@@ -52,7 +56,8 @@ export function checkHostInput(failures: Failures, host: unknown): HostConfig | 
     return undefined;
   }
   const h = { ...(host as HostConfig) };
-  const bad = (prop: string, reason: string) => failures.push({ property: `host.${prop}`, reason: `host.${prop} ${reason}` });
+  const report = reporter(failures);
+  const bad = (prop: string, reason: string) => report(`host.${prop}`, reason);
   if (typeof h.address !== "string" || !h.address.trim() || /\s/.test(h.address)) bad("address", "must be a host name, IP address or ~/.ssh/config alias");
   if (h.port !== undefined && (!Number.isInteger(h.port) || h.port < 1 || h.port > 65535))
     bad("port", `must be a port number 1-65535, got ${JSON.stringify(h.port)}`);
@@ -124,8 +129,9 @@ export async function checkHostHealth(
   return { availableBytes: h.pool?.availableBytes };
 }
 
+/** The host as messages name it (user@address[:port]), from its settings and ~/.ssh/config. */
 export function hostLabel(host: HostConfig): string {
-  return hostPool.describe(host).label;
+  return resolveHost(host).label;
 }
 
 /** The host fields that name the machine and socket (not how to log in): a change means another host. */

@@ -6,7 +6,7 @@ import { CloudInit } from "../iso/seed";
 import { HostConfig } from "../ssh/host";
 import { parseDuration, parseSize } from "../units";
 import { DISK_CACHES, DISK_DISCARDS, DiskOptions, DiskSpec } from "../xml/domain";
-import { checkBoolean, checkHostInput, checkName, Failures, IFACE_RE, isUnknown, MAC_RE } from "./common";
+import { checkBoolean, checkHostInput, checkName, Failures, IFACE_RE, isUnknown, MAC_RE, reporter } from "./common";
 import { IpFamily, IpSource, WaitForIp } from "./domain-ip";
 import { VolumeIdentity } from "./volume-identity";
 
@@ -78,6 +78,9 @@ export interface DomainOutputs extends DomainInputs {
   seedIdentity?: VolumeIdentity;
 }
 
+/** What a create recorded of the seed volume, which the delete removes. */
+export type SeedRecord = Pick<DomainOutputs, "seedVolume" | "seedPool" | "seedIdentity">;
+
 /** Where a new domain's seed volume goes: the pool of its first disk. */
 export function seedPoolFor(d: DomainInputs): string {
   return d.disks[0]?.pool ?? "default";
@@ -97,7 +100,7 @@ export function shutdownMs(d: DomainInputs): number {
 
 export function checkInputs(news: DomainInputs, failures: Failures): DomainInputs {
   const d: DomainInputs = { ...withDefaults(domainDeclaration, news), name: news.name ?? news.resourceName ?? "" };
-  const bad = (property: string, reason: string) => failures.push({ property, reason: `${property}: ${reason}` });
+  const bad = reporter(failures);
   d.host = checkHostInput(failures, news.host) as HostConfig;
   checkName(failures, "name", d.name);
   if (!isUnknown(d.type) && !["kvm", "qemu"].includes(d.type!)) bad("type", `must be "kvm" or "qemu" (software emulation), got ${JSON.stringify(d.type)}`);

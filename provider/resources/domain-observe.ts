@@ -2,38 +2,35 @@
 // reports, and the wait for an address of this boot after a start, which never undoes
 // the VM: what fails after it started is a partial-init error Pulumi records.
 import { explain, KvmError } from "../errors";
-import { DomainRef, DomainXmlFlags, isLibvirtError, Libvirt, unlessMissing } from "../libvirt/api";
-import { OWNER_NS, parseDomainXml } from "../xml/domain";
+import { DomainRef, DomainXmlFlags, Libvirt, unlessMissing } from "../libvirt/api";
+import { parseDomainXml } from "../xml/domain";
 import { hostLabel } from "./common";
 import { HostAccess } from "./context";
-import { DomainInputs, DomainOutputs, waitSpec } from "./domain-inputs";
+import { DomainInputs, DomainOutputs, SeedRecord, waitSpec } from "./domain-inputs";
 import { ArpTableUnreadable, interfaceAddresses, LeaseSnapshot, waitForAddress } from "./domain-ip";
 import { isActiveState } from "./domain-power";
 import { composeOutputs, unobservedOutputs } from "./domain-spec";
 import { PartialInitError } from "./partial-init";
-
-export type Recorded = Pick<DomainOutputs, "seedVolume" | "seedPool" | "seedIdentity">;
+import { hasOwnerMarker } from "./removal";
 
 /** What a create recorded of the seed, as the outputs carry it (no member that is undefined). */
-export const recordedOf = (o: Recorded): Recorded => ({
+export const seedRecordOf = (o: SeedRecord): SeedRecord => ({
   seedVolume: o.seedVolume,
   seedPool: o.seedPool,
   ...(o.seedIdentity ? { seedIdentity: o.seedIdentity } : {}),
 });
 
+/** The domain of this UUID, if any. */
+export const domainByUuid = (lv: Libvirt, uuid: string) => unlessMissing(lv.lookupDomainByUuid(Buffer.from(uuid.replace(/-/g, ""), "hex")), "NO_DOMAIN");
+
+/** The domain of this UUID, refused when it lacks pulumi-kvm's ownership marker (someone else's). */
 export async function ownedDomain(lv: Libvirt, uuid: string, host: string, action: string): Promise<DomainRef | undefined> {
-  const dom = await unlessMissing(lv.lookupDomainByUuid(Buffer.from(uuid.replace(/-/g, ""), "hex")), "NO_DOMAIN");
-  if (!dom) return undefined;
-  try {
-    await lv.domainMetadata(dom, OWNER_NS);
-  } catch (err) {
-    if (isLibvirtError(err, "NO_DOMAIN_METADATA")) {
-      throw new KvmError("permanent", `domain ${dom.name} was not created by pulumi-kvm (no ownership marker in its metadata); refusing to ${action} it`, {
-        host,
-        fix: "Manage it by hand, or remove it from the stack with pulumi state delete",
-      });
-    }
-    throw err;
+  const dom = await domainByUuid(lv, uuid);
+  if (dom && !(await hasOwnerMarker(lv, dom))) {
+    throw new KvmError("permanent", `domain ${dom.name} was not created by pulumi-kvm (no ownership marker in its metadata); refusing to ${action} it`, {
+      host,
+      fix: "Manage it by hand, or remove it from the stack with pulumi state delete",
+    });
   }
   return dom;
 }
@@ -45,7 +42,7 @@ export async function definedNics(lv: Libvirt, dom: DomainRef): Promise<{ mac: s
   return parseDomainXml(await lv.domainXml(dom, DomainXmlFlags.INACTIVE)).interfaces;
 }
 
-export async function observe(lv: Libvirt, dom: DomainRef, d: DomainInputs, recorded: Recorded, since?: LeaseSnapshot): Promise<DomainOutputs> {
+export async function observe(lv: Libvirt, dom: DomainRef, d: DomainInputs, recorded: SeedRecord, since?: LeaseSnapshot): Promise<DomainOutputs> {
   const parsed = parseDomainXml(await lv.domainXml(dom, 0));
   const { state } = await lv.domainState(dom);
   const autostart = await lv.domainAutostart(dom);
@@ -76,7 +73,7 @@ export async function observeStarted(
   pool: HostAccess,
   d: DomainInputs,
   dom: DomainRef,
-  recorded: Recorded,
+  recorded: SeedRecord,
   since: LeaseSnapshot | undefined,
   what: string,
   signal?: AbortSignal,

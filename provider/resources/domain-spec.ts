@@ -5,7 +5,7 @@ import { KvmError } from "../errors";
 import { DomainRef, Libvirt } from "../libvirt/api";
 import { DiskSpec, DomainSpec, InterfaceSpec, ParsedDomain } from "../xml/domain";
 import { parseVolumeXml } from "../xml/volume";
-import { DomainInputs, DomainOutputs, InterfaceInput } from "./domain-inputs";
+import { DomainInputs, DomainOutputs, InterfaceInput, SeedRecord } from "./domain-inputs";
 import { InterfaceAddresses } from "./domain-ip";
 import { findPool, findVolume } from "./storage";
 
@@ -138,10 +138,8 @@ export interface Observed {
   addresses: InterfaceAddresses[];
 }
 
-type Recorded = Pick<DomainOutputs, "seedVolume" | "seedPool" | "seedIdentity">;
-
 /** The outputs: the inputs as checked, overlaid with what libvirt reports now. */
-export function composeOutputs(d: DomainInputs, seen: Observed, recorded: Recorded): DomainOutputs {
+export function composeOutputs(d: DomainInputs, seen: Observed, recorded: SeedRecord): DomainOutputs {
   const interfaces = seen.parsed.interfaces.map((i) => ({
     mac: i.mac,
     network: i.network ?? (i.bridge ? `bridge:${i.bridge}` : i.direct ? `direct:${i.direct}` : ""),
@@ -165,6 +163,6 @@ export function composeOutputs(d: DomainInputs, seen: Observed, recorded: Record
 }
 
 /** What Pulumi records of a VM that exists but could not be observed (the link died). */
-export function unobservedOutputs(d: DomainInputs, dom: DomainRef, recorded: Recorded): DomainOutputs {
+export function unobservedOutputs(d: DomainInputs, dom: DomainRef, recorded: SeedRecord): DomainOutputs {
   return { ...d, ...recorded, kvmKind: "Domain", uuid: uuidText(dom), name: dom.name, state: "unknown", interfaces: [] };
 }

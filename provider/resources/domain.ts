@@ -3,13 +3,13 @@
 // an IP of this boot, and deletes that shut down gracefully and leave nothing behind.
 // Once a VM was started it is never rolled back: a later failure is reported as
 // "created but failed to initialize", so Pulumi tracks it and the next `up` continues.
+import { checkNames, Claim, Claims, declaredDiff } from "./collisions";
 import * as crypto from "crypto";
 import { explain, KvmError } from "../errors";
-import { DomainRef, DomainXmlFlags, isLibvirtError, Libvirt, UndefineFlags } from "../libvirt/api";
+import { DomainRef, DomainXmlFlags, Libvirt } from "../libvirt/api";
 import { domainXml, parseDomainXml } from "../xml/domain";
 import { alreadyExists, differences, refuseAdoption } from "./adopt";
-import { checkClaims, Claim, rememberStackNames } from "./collisions";
-import { checkHostHealth, explainRecorded, Failures, hostLabel, isUnknown, leftAlone, recorded } from "./common";
+import { checkHostHealth, Failures, hostLabel, isUnknown } from "./common";
 import { checkInputs, DomainInputs, DomainOutputs, seedPoolFor, shutdownMs } from "./domain-inputs";
 import { leaseSnapshot, LeaseSnapshot } from "./domain-ip";
 import { isActive, stopGracefully } from "./domain-power";
@@ -20,17 +20,16 @@ import { clearLeftovers, isJournalled, Making } from "./rollback";
 import { interruptible } from "./interrupt";
 import { processContext, ResourceContext } from "./context";
 import { ResourceProvider } from "./types";
-import { definedNics, findDomain, observe, observeStarted, ownedDomain, recordedOf } from "./domain-observe";
-import { PartialInitError } from "./partial-init";
+import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "./lifecycle";
+import { removeDomain } from "./removal";
+import { definedNics, domainByUuid, findDomain, observe, observeStarted, ownedDomain, seedRecordOf } from "./domain-observe";
 import { domainDeclaration } from "./domain-properties";
-import { changedOf, diffOf } from "./properties";
+import { changedOf } from "./properties";
 import { OBJECTS } from "../kinds";
 
 export type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./domain-inputs";
 
-const UNDEFINE_ALL = UndefineFlags.NVRAM | UndefineFlags.MANAGED_SAVE | UndefineFlags.SNAPSHOTS_METADATA | UndefineFlags.CHECKPOINTS_METADATA;
-
-function claimsOf(d: DomainInputs): Claim[] {
+function claimsOf(d: DomainInputs): Claims {
   const claims: Claim[] = [
     {
       property: "name",
@@ -40,7 +39,7 @@ function claimsOf(d: DomainInputs): Claim[] {
     },
   ];
   if (d.cloudInit) claims.push(...volumeClaims({ host: d.host, pool: seedPoolFor(d), name: seedVolumeName(d.name) }, "seed volume").claims);
-  return claims;
+  return { host: d.host, claims };
 }
 
 export function createDomainProvider(ctx: ResourceContext): ResourceProvider<DomainInputs, DomainOutputs> {
@@ -52,21 +51,11 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
       await checkHostHealth(ctx, failures, inputs.host, seedPoolFor(inputs), networks[0]);
       for (const net of networks.slice(1)) await checkHostHealth(ctx, failures, inputs.host, seedPoolFor(inputs), net);
       // a domain new to the stack (or moving to a new name or host) must find its names free
-      const previous = recorded(olds);
-      await checkClaims(
-        ctx.pool,
-        failures,
-        { host: inputs.host, claims: claimsOf(inputs) },
-        previous && { host: previous.host, claims: claimsOf(previous) },
-        inputs.adopt,
-      );
+      await checkNames(ctx.pool, failures, claimsOf, inputs, olds);
       return { inputs, failures };
     },
 
-    async diff(_id, olds, news) {
-      rememberStackNames({ host: olds.host, claims: claimsOf(olds) });
-      return diffOf(domainDeclaration, olds, news);
-    },
+    diff: declaredDiff(domainDeclaration, claimsOf),
 
     create: (d) =>
       interruptible(async (signal) => {
@@ -123,7 +112,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
             ctx.pool,
             d,
             started.dom,
-            recordedOf({ seedVolume: seed?.name, seedPool: seed?.pool, seedIdentity: seed?.identity }),
+            seedRecordOf({ seedVolume: seed?.name, seedPool: seed?.pool, seedIdentity: seed?.identity }),
             started.since,
             "creating",
             signal,
@@ -138,79 +127,55 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
         }
       }),
 
-    async read(id, props) {
-      const host = hostLabel(props.host);
-      try {
-        return await ctx.pool.run(props.host, async (lv) => {
-          let dom: DomainRef;
-          try {
-            dom = await lv.lookupDomainByUuid(Buffer.from(id.replace(/-/g, ""), "hex"));
-          } catch (err) {
-            if (isLibvirtError(err, "NO_DOMAIN")) return { id: "", props };
-            throw err;
-          }
-          return { id, props: await observe(lv, dom, props, recordedOf(props)) };
-        });
-      } catch (err) {
-        throw explainRecorded(err, host, `reading domain ${props.name}`);
-      }
-    },
+    read: (id, props) => readRecorded(ctx.pool, recordedDomain(props, id), id, props, (lv, dom) => observe(lv, dom, props, seedRecordOf(props))),
 
     async update(id, olds, news) {
       // the newest credentials: a key rotated in this very update already applies
       const host = hostLabel(news.host);
-      const recorded = recordedOf(olds);
-      let result: { dom: DomainRef; since?: LeaseSnapshot };
-      try {
-        result = await ctx.pool.run(
-          news.host,
-          async (lv) => {
-            const dom = await ownedDomain(lv, id, host, "update");
-            if (!dom)
-              throw new KvmError("not-found", `domain ${olds.name} (${id}) is gone`, { host, fix: "Run pulumi refresh, then pulumi up to recreate it" });
-            let since: LeaseSnapshot | undefined;
-            const start = async () => {
-              since = await leaseSnapshot(lv, await definedNics(lv, dom));
-              await lv.startDomain(dom);
-            };
-            const previousXml = changedOf(domainDeclaration, olds, news, "restart").length > 0 ? await redefine(lv, dom, olds, news, host) : undefined;
-            // a running VM picks a new definition up only on a fresh start
-            if (previousXml && news.running !== false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
-            if (news.running === false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
-            if (news.running !== false && !(await isActive(lv, dom))) await startOrRestore(lv, start, previousXml, olds.name, host);
-            if (!!news.autostart !== (await lv.domainAutostart(dom))) await lv.setDomainAutostart(dom, !!news.autostart);
-            return { dom, since };
-          },
-          { mutating: true },
-        );
-      } catch (err) {
-        if (err instanceof PartialInitError) throw err;
-        throw explain(err, host, `updating domain ${olds.name}`);
-      }
-      return { outs: await observeStarted(ctx.pool, news, result.dom, recorded, result.since, "updating") };
+      const result = await updateRecorded(ctx.pool, recordedDomain({ ...olds, host: news.host }, id, "update"), async (lv, dom) => {
+        let since: LeaseSnapshot | undefined;
+        const start = async () => {
+          since = await leaseSnapshot(lv, await definedNics(lv, dom));
+          await lv.startDomain(dom);
+        };
+        const previousXml = changedOf(domainDeclaration, olds, news, "restart").length > 0 ? await redefine(lv, dom, olds, news, host) : undefined;
+        // a running VM picks a new definition up only on a fresh start
+        if (previousXml && news.running !== false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
+        if (news.running === false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
+        if (news.running !== false && !(await isActive(lv, dom))) await startOrRestore(lv, start, previousXml, olds.name, host);
+        if (!!news.autostart !== (await lv.domainAutostart(dom))) await lv.setDomainAutostart(dom, !!news.autostart);
+        return { dom, since };
+      });
+      return { outs: await observeStarted(ctx.pool, news, result.dom, seedRecordOf(olds), result.since, "updating") };
     },
 
-    async delete(id, props) {
-      const host = hostLabel(props.host);
-      try {
-        await ctx.pool.run(
-          props.host,
-          async (lv) => {
-            await clearLeftovers(props.host, lv);
-            const dom = await ownedDomain(lv, id, host, "delete");
-            if (dom) {
-              await stopGracefully(lv, dom, shutdownMs(props), host);
-              await lv.undefineDomain(dom, UNDEFINE_ALL);
-            } else if (await findDomain(lv, props.name)) leftAlone(host, `domain ${props.name}`, "delete");
-            // the pool recorded at create; older records fall back to the first disk's
-            if (props.seedVolume)
-              await deleteSeed(lv, { pool: props.seedPool ?? seedPoolFor(props), name: props.seedVolume, identity: props.seedIdentity }, host);
-          },
-          { mutating: true },
-        );
-      } catch (err) {
-        throw explainRecorded(err, host, `deleting domain ${props.name}`);
-      }
+    delete: (id, props) =>
+      deleteRecorded(
+        ctx.pool,
+        recordedDomain(props, id, "delete"),
+        (lv, dom) => removeDomain(lv, dom, shutdownMs(props), hostLabel(props.host)),
+        // the seed, found or not; the pool recorded at create (older records: the first disk's)
+        async (lv) => {
+          if (props.seedVolume)
+            await deleteSeed(lv, { pool: props.seedPool ?? seedPoolFor(props), name: props.seedVolume, identity: props.seedIdentity }, hostLabel(props.host));
+        },
+      ),
+  };
+}
+
+/**
+ * The domain of the record, by its UUID: for a change (`action`), it must carry our
+ * ownership marker too. Another domain under the name is not this resource's.
+ */
+function recordedDomain(d: Pick<DomainInputs, "host" | "name">, uuid: string, action?: string): RecordedObject<DomainRef> {
+  return {
+    host: d.host,
+    what: `domain ${d.name}`,
+    async find(lv) {
+      const dom = action ? await ownedDomain(lv, uuid, hostLabel(d.host), action) : await domainByUuid(lv, uuid);
+      if (dom) return { ref: dom };
+      const other = await findDomain(lv, d.name);
+      return other ? { other } : {};
     },
   };
 }

@@ -2,6 +2,7 @@
 // defined under the journal and undone on failure, or, when one of that name exists and
 // the resource adopts, taken over. Either way it is then brought to the asked state and
 // observed for the outputs.
+import { OBJECTS } from "../kinds";
 import * as crypto from "crypto";
 import { explain, KvmError } from "../errors";
 import { Libvirt } from "../libvirt/api";
@@ -16,8 +17,6 @@ export interface HostObject<R extends { uuid: Buffer }, O extends { uuid: string
   kind: Made["kind"];
   /** e.g. `storage pool "fast"` */
   what: string;
-  /** The commands that remove it on the host, for the "already exists" error. */
-  removal: string;
   find(lv: Libvirt): Promise<R | undefined>;
   /** Checks an existing object against the inputs and applies what an update could. */
   adopt(lv: Libvirt, ref: R): Promise<void>;
@@ -26,7 +25,7 @@ export interface HostObject<R extends { uuid: Buffer }, O extends { uuid: string
   /** After the definition: what else makes it (a pool's directory). */
   build?(lv: Libvirt, ref: R): Promise<void>;
   /** Brings it to the asked state (running, autostart) and returns the outputs. */
-  settle(lv: Libvirt, ref: R): Promise<O>;
+  bringToState(lv: Libvirt, ref: R): Promise<O>;
 }
 
 export function createHostObject<R extends { uuid: Buffer }, O extends { uuid: string }>(
@@ -44,7 +43,7 @@ export function createHostObject<R extends { uuid: Buffer }, O extends { uuid: s
           await clearLeftovers(inputs.host, lv);
           let ref = await object.find(lv);
           if (ref) {
-            if (!inputs.adopt) throw alreadyExists(host, object.what, object.removal);
+            if (!inputs.adopt) throw alreadyExists(host, object.what, OBJECTS[object.kind].removal(inputs.name));
             await object.adopt(lv, ref);
           } else {
             // its UUID is chosen here, so the journal holds the identity before the object exists
@@ -52,7 +51,7 @@ export function createHostObject<R extends { uuid: Buffer }, O extends { uuid: s
             ref = await making.make({ kind: object.kind, name: inputs.name, id: uuid.replace(/-/g, "") }, () => object.define(lv, uuid));
             await object.build?.(lv, ref);
           }
-          const outs = await object.settle(lv, ref);
+          const outs = await object.bringToState(lv, ref);
           return { id: outs.uuid, outs };
         },
         { mutating: true, signal },

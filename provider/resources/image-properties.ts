@@ -12,19 +12,21 @@ function otherContent(olds: ImageOutputs, news: ImageInputs): boolean {
   return !deepEqual(olds.source?.url, news.source?.url) || !deepEqual(olds.source?.path, news.source?.path);
 }
 
-/** The pool of an Image or Volume. */
-export function poolProperty<I, O>(): Property<I, O> {
-  return { type: "string", doc: "the storage pool it goes into", default: "default", change: "replace" };
+/** What an Image and a Volume share: a volume of a pool, on a host. */
+export function inPoolProperties<I extends { host: unknown }, O extends { host: unknown }>() {
+  return {
+    host: hostProperty<I, O>(),
+    pool: { type: "string", doc: "the storage pool it goes into", default: "default", change: "replace" } as Property<I, O>,
+    name: nameProperty<I, O>("the volume's name in the pool"),
+    resourceName: resourceNameProperty<I, O>(),
+  };
 }
 
 export const imageDeclaration: Declaration<ImageInputs, ImageOutputs> = {
   kind: "Image",
   namedBy: ["name", "pool"],
   properties: {
-    host: hostProperty(),
-    pool: poolProperty(),
-    name: nameProperty("the volume's name in the pool"),
-    resourceName: resourceNameProperty(),
+    ...inPoolProperties(),
     source: {
       type: "{ url | path, sha256?, sha512?, checksumUrl? }",
       doc: "where the bytes come from, and the checksum they must have",

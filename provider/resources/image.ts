@@ -1,4 +1,5 @@
 // The Image resource: a base disk image uploaded into a storage pool.
+import { checkNames, declaredDiff } from "./collisions";
 import { checkSource } from "./image-source-check";
 import * as crypto from "crypto";
 import * as fs from "fs";
@@ -12,22 +13,10 @@ import { HostConfig } from "../ssh/host";
 import { volumeXml } from "../xml/volume";
 import { checkHostHealth, Failures, hostLabel, isUnknown } from "./common";
 import { progressReporter } from "./progress";
-import { rememberStackNames } from "./collisions";
-import {
-  checkStorageInputs,
-  checkVolumeName,
-  deleteVolume,
-  describeVolume,
-  domainsUsing,
-  poolForNewVolume,
-  readVolume,
-  volumeClaims,
-  volumesBackedBy,
-} from "./storage";
+import { checkStorageInputs, deleteVolume, describeVolume, domainsUsing, poolForNewVolume, readVolume, volumeClaims, volumesBackedBy } from "./storage";
 import { processContext, ResourceContext } from "./context";
 import { ResourceProvider } from "./types";
 import { imageDeclaration } from "./image-properties";
-import { diffOf } from "./properties";
 import { Making } from "./rollback";
 import { refuseAdoption } from "./adopt";
 import { interruptible } from "./interrupt";
@@ -159,14 +148,11 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
           });
         }
       }
-      await checkVolumeName(ctx.pool, failures, inputs, olds);
+      await checkNames(ctx.pool, failures, volumeClaims, inputs, olds);
       return { inputs, failures };
     },
 
-    async diff(_id, olds, news) {
-      rememberStackNames(volumeClaims(olds));
-      return diffOf(imageDeclaration, olds, news);
-    },
+    diff: declaredDiff(imageDeclaration, volumeClaims),
 
     create: (inputs) =>
       interruptible(async (signal) => {

@@ -6,7 +6,7 @@ import { withDefaults } from "./properties";
 import * as net from "net";
 import { HostConfig } from "../ssh/host";
 import { DhcpHost, NetworkMode, NetworkSpec } from "../xml/network";
-import { checkBoolean, checkHostInput, checkName, Failures, IFACE_RE, isUnknown, MAC_RE } from "./common";
+import { checkBoolean, checkHostInput, checkName, Failures, IFACE_RE, isUnknown, MAC_RE, reporter } from "./common";
 
 export const NETWORK_MODES: NetworkMode[] = ["nat", "isolated", "route", "bridge"];
 
@@ -64,7 +64,7 @@ export function specOf(n: NetworkInputs): NetworkSpec {
 
 export function checkNetworkInputs(failures: Failures, news: NetworkInputs): NetworkInputs {
   const inputs: NetworkInputs = { ...withDefaults(networkDeclaration, news), name: news.name ?? news.resourceName ?? "" };
-  const bad = (property: string, reason: string) => failures.push({ property, reason: `${property} ${reason}` });
+  const bad = reporter(failures);
   inputs.host = checkHostInput(failures, news.host) as HostConfig;
   checkName(failures, "name", inputs.name);
   checkBoolean(failures, "autostart", news.autostart);

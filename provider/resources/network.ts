@@ -2,20 +2,19 @@
 // bridge) defined, started and autostarted. DHCP reservations change in place through
 // libvirt's network update API, live and in the persistent definition; the rest replaces.
 // Delete refuses while a running domain uses the network.
-import { explain, KvmError } from "../errors";
-import { isLibvirtError, Libvirt, NetworkRef, unlessMissing } from "../libvirt/api";
+import { checkNames, Claims, declaredDiff } from "./collisions";
+import { Libvirt, NetworkRef, unlessMissing } from "../libvirt/api";
 import { dhcpHostXml, DhcpHost, networkXml, parseNetworkXml } from "../xml/network";
-import { parseDomainXml } from "../xml/domain";
 import { differences, refuseAdoption } from "./adopt";
-import { checkClaims, Claims, rememberStackNames } from "./collisions";
-import { checkHostHealth, deepEqual, explainRecorded, Failures, hostLabel, leftAlone, recorded } from "./common";
+import { checkHostHealth, deepEqual, Failures, hostLabel } from "./common";
 import { processContext, ResourceContext } from "./context";
 import { checkNetworkInputs, NetworkInputs, NetworkOutputs, specOf } from "./network-inputs";
-import { clearLeftovers, isJournalled } from "./rollback";
-import { createHostObject, findRecorded, recordedGone } from "./host-object";
+import { isJournalled } from "./rollback";
+import { createHostObject, findRecorded } from "./host-object";
 import { ResourceProvider } from "./types";
+import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "./lifecycle";
+import { removeNetwork } from "./removal";
 import { dhcpRange, networkDeclaration } from "./network-properties";
-import { diffOf } from "./properties";
 import { OBJECTS } from "../kinds";
 
 export type { NetworkInputs, NetworkOutputs } from "./network-inputs";
@@ -73,41 +72,22 @@ async function enforce(lv: Libvirt, ref: NetworkRef, autostart: boolean): Promis
   if ((await lv.networkAutostart(ref)) !== autostart) await lv.setNetworkAutostart(ref, autostart);
 }
 
-/** The running domains with an interface on the network. */
-async function runningDomainsOn(lv: Libvirt, network: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const d of await lv.listDomains()) {
-    if (d.id < 0) continue;
-    try {
-      if (parseDomainXml(await lv.domainXml(d, 0)).interfaces.some((i) => i.network === network)) out.push(d.name);
-    } catch (err) {
-      if (!isLibvirtError(err, "NO_DOMAIN")) throw err;
-    }
-  }
-  return out;
-}
-
 export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<NetworkInputs, NetworkOutputs> {
   return {
     async check(olds, news) {
       const failures: Failures = [];
       const inputs = checkNetworkInputs(failures, news);
       await checkHostHealth(ctx, failures, inputs.host, undefined);
-      const previous = recorded(olds);
-      await checkClaims(ctx.pool, failures, claimsOf(inputs), previous && claimsOf(previous), inputs.adopt);
+      await checkNames(ctx.pool, failures, claimsOf, inputs, olds);
       return { inputs, failures };
     },
 
-    async diff(_id, olds, news) {
-      rememberStackNames(claimsOf(olds));
-      return diffOf(networkDeclaration, olds, news);
-    },
+    diff: declaredDiff(networkDeclaration, claimsOf),
 
     create: (inputs) =>
       createHostObject(ctx.pool, inputs, {
         kind: "network",
         what: `network "${inputs.name}"`,
-        removal: OBJECTS.network.removal(inputs.name),
         find: (lv) => findNetwork(lv, inputs.name),
         async adopt(lv, ref) {
           const d = parseNetworkXml(await lv.networkXml(ref));
@@ -122,74 +102,36 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
           await updateReservations(lv, ref, d.dhcp?.hosts ?? [], hostsOf(inputs));
         },
         define: (lv, uuid) => lv.defineNetwork(networkXml({ ...specOf(inputs), uuid })),
-        async settle(lv, ref) {
+        async bringToState(lv, ref) {
           await enforce(lv, ref, inputs.autostart !== false);
           return observe(lv, ref, inputs);
         },
       }),
 
-    async read(id, props) {
-      try {
-        return await ctx.pool.run(props.host, async (lv) => {
-          // another network under the name is not this resource's: it is gone
-          const { ref } = await findRecorded(findNetwork(lv, props.name), id);
-          if (!ref) return { id: "", props };
-          // reservations made outside Pulumi show up as a diff on the next preview
-          const d = parseNetworkXml(await lv.networkXml(ref));
-          const dhcp = props.dhcp && d.dhcp ? { ...props.dhcp, hosts: d.dhcp.hosts } : props.dhcp;
-          return { id, props: await observe(lv, ref, { ...props, dhcp }) };
-        });
-      } catch (err) {
-        throw explainRecorded(err, hostLabel(props.host), `reading network ${props.name}`);
-      }
-    },
+    read: (id, props) =>
+      readRecorded(ctx.pool, recordedNetwork(props, id), id, props, async (lv, ref) => {
+        // reservations made outside Pulumi show up as a diff on the next preview
+        const d = parseNetworkXml(await lv.networkXml(ref));
+        const dhcp = props.dhcp && d.dhcp ? { ...props.dhcp, hosts: d.dhcp.hosts } : props.dhcp;
+        return observe(lv, ref, { ...props, dhcp });
+      }),
 
-    async update(id, olds, news) {
-      const host = hostLabel(news.host);
-      try {
-        return await ctx.pool.run(
-          news.host,
-          async (lv) => {
-            const { ref } = await findRecorded(findNetwork(lv, olds.name), id);
-            if (!ref) throw recordedGone(host, `network ${olds.name}`);
-            await updateReservations(lv, ref, hostsOf(olds), hostsOf(news));
-            await enforce(lv, ref, news.autostart !== false);
-            return { outs: await observe(lv, ref, news) };
-          },
-          { mutating: true },
-        );
-      } catch (err) {
-        throw explain(err, host, `updating network ${olds.name}`);
-      }
-    },
+    update: (id, olds, news) =>
+      updateRecorded(ctx.pool, recordedNetwork({ ...olds, host: news.host }, id), async (lv, ref) => {
+        await updateReservations(lv, ref, hostsOf(olds), hostsOf(news));
+        await enforce(lv, ref, news.autostart !== false);
+        return { outs: await observe(lv, ref, news) };
+      }),
 
-    async delete(id, props) {
-      const host = hostLabel(props.host);
-      try {
-        await ctx.pool.run(
-          props.host,
-          async (lv) => {
-            await clearLeftovers(props.host, lv);
-            const { ref, other } = await findRecorded(findNetwork(lv, props.name), id);
-            if (other) leftAlone(host, `network ${props.name}`, "delete");
-            if (!ref) return;
-            const users = await runningDomainsOn(lv, props.name);
-            if (users.length) {
-              throw new KvmError("conflict", `network "${props.name}" is used by running domain ${users.join(", ")}`, {
-                host,
-                fix: "Delete those domains or move their interfaces to another network first",
-              });
-            }
-            if (await lv.networkIsActive(ref)) await lv.stopNetwork(ref);
-            await lv.undefineNetwork(ref);
-          },
-          { mutating: true },
-        );
-      } catch (err) {
-        throw explainRecorded(err, host, `deleting network ${props.name}`);
-      }
-    },
+    delete: (id, props) => deleteRecorded(ctx.pool, recordedNetwork(props, id), (lv, ref) => removeNetwork(lv, ref, hostLabel(props.host))),
   };
 }
+
+/** The network of the record: another network under the name is not this resource's. */
+const recordedNetwork = (n: Pick<NetworkInputs, "host" | "name">, uuid: string): RecordedObject<NetworkRef> => ({
+  host: n.host,
+  what: `network ${n.name}`,
+  find: (lv) => findRecorded(findNetwork(lv, n.name), uuid),
+});
 
 export const networkProvider = createNetworkProvider(processContext);

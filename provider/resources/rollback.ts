@@ -7,12 +7,12 @@
 import * as crypto from "crypto";
 import { warn } from "../log";
 import { HostConfig } from "../ssh/host";
-import { OWNER_NS } from "../xml/domain";
 import { hostLabel, hostPlace } from "./common";
 import { markerOf } from "./volume-identity";
+import { hasOwnerMarker, removeDomain, removeNetwork, removePool } from "./removal";
 import { HostAccess } from "./context";
 import { changeJournal, Entry, inFlight, journalFile, Made, readJournal } from "./journal";
-import { DomainState, isLibvirtError, Libvirt, LibvirtError, UndefineFlags, VolumeRef } from "../libvirt/api";
+import { isLibvirtError, Libvirt, LibvirtError, VolumeRef } from "../libvirt/api";
 import { GONE_CODES, OBJECTS } from "../kinds";
 
 export type { Made } from "./journal";
@@ -60,14 +60,7 @@ const finders: { [K in Made["kind"]]: (lv: Libvirt, l: Known) => Promise<{ ref: 
   async domain(lv, l) {
     const ref = await lv.lookupDomain(l.name);
     if (!l.id) return undefined;
-    if (hexOf(ref) !== l.id) return { ref, mine: false };
-    try {
-      await lv.domainMetadata(ref, OWNER_NS);
-    } catch (err) {
-      if (isLibvirtError(err, "NO_DOMAIN_METADATA")) return { ref, mine: false };
-      throw err;
-    }
-    return { ref, mine: true };
+    return { ref, mine: hexOf(ref) === l.id && (await hasOwnerMarker(lv, ref)) };
   },
   async pool(lv, l) {
     const ref = await lv.lookupPool(l.name);
@@ -79,23 +72,13 @@ const finders: { [K in Made["kind"]]: (lv: Libvirt, l: Known) => Promise<{ ref: 
   },
 };
 
-/** How each kind of leftover, proven to be the one made, is removed. */
-const removers: { [K in Made["kind"]]: (lv: Libvirt, ref: any) => Promise<void> } = {
+/** How each kind of leftover, proven to be the one made, is removed: as its resource's delete does. */
+const removers: { [K in Made["kind"]]: (lv: Libvirt, ref: any, host: string) => Promise<void> } = {
   volume: (lv, vol) => lv.deleteVolume(vol),
-  async domain(lv, dom) {
-    if ((await lv.domainState(dom)).state !== DomainState.SHUTOFF) await lv.destroyDomain(dom).catch(() => undefined);
-    await lv.undefineDomain(dom, UndefineFlags.NVRAM | UndefineFlags.MANAGED_SAVE | UndefineFlags.SNAPSHOTS_METADATA | UndefineFlags.CHECKPOINTS_METADATA);
-  },
-  async pool(lv, pool) {
-    if (await lv.poolIsActive(pool)) await lv.stopPool(pool);
-    // the directory the create built goes too, if nothing was put into it
-    await lv.deletePoolStorage(pool).catch(() => undefined);
-    await lv.undefinePool(pool);
-  },
-  async network(lv, net) {
-    if (await lv.networkIsActive(net)) await lv.stopNetwork(net);
-    await lv.undefineNetwork(net);
-  },
+  // a create undone: its VM never served anything, so it is stopped at once
+  domain: (lv, dom, host) => removeDomain(lv, dom, 0, host),
+  pool: removePool,
+  network: removeNetwork,
 };
 
 export type Removal = "removed" | "gone" | "other" | "unproven";
@@ -104,12 +87,12 @@ export type Removal = "removed" | "gone" | "other" | "unproven";
  * Removes a leftover if it is proven to be the object made: "other" when something else
  * has its name now, "unproven" when nothing tells (it is left alone).
  */
-export async function removeLeftover(lv: Libvirt, l: Known): Promise<Removal> {
+export async function removeLeftover(lv: Libvirt, l: Known, host: string): Promise<Removal> {
   try {
     const found = await finders[l.kind](lv, l);
     if (!found) return "unproven";
     if (!found.mine) return "other";
-    await removers[l.kind](lv, found.ref);
+    await removers[l.kind](lv, found.ref, host);
     return "removed";
   } catch (err) {
     if (gone(err)) return "gone";
@@ -128,7 +111,7 @@ export async function rollback(pool: HostAccess, leftover: Leftover & { key?: st
   const { host, key: _key, ...made } = leftover;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
-      const result = await pool.run(host, (lv) => removeLeftover(lv, { ...made, key: leftover.key }));
+      const result = await pool.run(host, (lv) => removeLeftover(lv, { ...made, key: leftover.key }, pool.describe(host).label));
       if (result === "other" || result === "unproven") reportLeftAlone(pool.describe(host).label, made, result);
       if (token) await changeJournal((entries) => entries.filter((e) => e.token !== token));
       return;
@@ -205,7 +188,7 @@ export async function clearLeftovers(host: HostConfig, lv: Libvirt): Promise<voi
         kept.push(e);
         continue;
       }
-      const result = await removeLeftover(lv, known(e)).catch(() => "failed" as const);
+      const result = await removeLeftover(lv, known(e), hostLabel(host)).catch(() => "failed" as const);
       if (result === "failed") kept.push(e);
       else if (result === "other" || result === "unproven") reportLeftAlone(hostLabel(host), e, result);
     }

@@ -2,21 +2,21 @@
 // started and autostarted, so a bare host can be set up from Pulumi. Delete refuses while
 // volumes remain; otherwise it stops the pool, removes its directory if empty and
 // undefines it.
+import { checkNames, Claims, declaredDiff } from "./collisions";
 import * as path from "path";
-import { explain, KvmError } from "../errors";
-import { isLibvirtError, Libvirt, PoolRef, PoolState } from "../libvirt/api";
+import { Libvirt, POOL_STATES, PoolRef, PoolState } from "../libvirt/api";
 import { HostConfig } from "../ssh/host";
 import { parsePoolXml, poolXml, PoolType } from "../xml/pool";
-import { POOL_STATES } from "../health/check";
 import { differences, refuseAdoption } from "./adopt";
-import { checkClaims, Claims, rememberStackNames } from "./collisions";
-import { checkBoolean, checkHostHealth, checkHostInput, checkName, explainRecorded, Failures, hostLabel, isUnknown, leftAlone, recorded } from "./common";
+import { checkBoolean, checkHostHealth, checkHostInput, checkName, Failures, hostLabel, isUnknown } from "./common";
 import { processContext, ResourceContext } from "./context";
 import { findPool } from "./storage";
-import { clearLeftovers, isJournalled } from "./rollback";
-import { createHostObject, findRecorded, recordedGone } from "./host-object";
+import { isJournalled } from "./rollback";
+import { createHostObject, findRecorded } from "./host-object";
 import { ResourceProvider } from "./types";
-import { diffOf, withDefaults } from "./properties";
+import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "./lifecycle";
+import { removePool } from "./removal";
+import { withDefaults } from "./properties";
 import { storagePoolDeclaration } from "./storage-pool-properties";
 import { OBJECTS } from "../kinds";
 
@@ -99,21 +99,16 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
       checkBoolean(failures, "adopt", news.adopt);
       // only reachability: the pool itself is what this resource makes
       await checkHostHealth(ctx, failures, inputs.host, undefined);
-      const previous = recorded(olds);
-      await checkClaims(ctx.pool, failures, claimsOf(inputs), previous && claimsOf(previous), inputs.adopt);
+      await checkNames(ctx.pool, failures, claimsOf, inputs, olds);
       return { inputs, failures };
     },
 
-    async diff(_id, olds, news) {
-      rememberStackNames(claimsOf(olds));
-      return diffOf(storagePoolDeclaration, olds, news);
-    },
+    diff: declaredDiff(storagePoolDeclaration, claimsOf),
 
     create: (inputs) =>
       createHostObject(ctx.pool, inputs, {
         kind: "pool",
         what: `storage pool "${inputs.name}"`,
-        removal: OBJECTS.pool.removal(inputs.name),
         find: (lv) => findPool(lv, inputs.name),
         async adopt(lv, pool) {
           const d = parsePoolXml(await lv.poolXml(pool));
@@ -123,76 +118,29 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
         define: (lv, uuid) => lv.definePool(poolXml({ name: inputs.name, uuid, type: inputs.type, path: inputs.path })),
         // makes the directory (owned as libvirt's pools are); an existing one is kept
         build: (lv, pool) => lv.buildPool(pool),
-        async settle(lv, pool) {
+        async bringToState(lv, pool) {
           await enforce(lv, pool, inputs.autostart !== false);
           return observe(lv, pool, inputs);
         },
       }),
 
-    async read(id, props) {
-      try {
-        return await ctx.pool.run(props.host, async (lv) => {
-          // another pool under the name is not this resource's: it is gone
-          const { ref: pool } = await findRecorded(findPool(lv, props.name), id);
-          if (!pool) return { id: "", props };
-          return { id, props: await observe(lv, pool, props) };
-        });
-      } catch (err) {
-        throw explainRecorded(err, hostLabel(props.host), `reading storage pool ${props.name}`);
-      }
-    },
+    read: (id, props) => readRecorded(ctx.pool, recordedPool(props, id), id, props, (lv, pool) => observe(lv, pool, props)),
 
-    async update(id, olds, news) {
-      const host = hostLabel(news.host);
-      try {
-        return await ctx.pool.run(
-          news.host,
-          async (lv) => {
-            const { ref: pool } = await findRecorded(findPool(lv, olds.name), id);
-            if (!pool) throw recordedGone(host, `storage pool ${olds.name}`);
-            await enforce(lv, pool, news.autostart !== false);
-            return { outs: await observe(lv, pool, { ...olds, ...news }) };
-          },
-          { mutating: true },
-        );
-      } catch (err) {
-        throw explain(err, host, `updating storage pool ${olds.name}`);
-      }
-    },
+    update: (id, olds, news) =>
+      updateRecorded(ctx.pool, recordedPool({ ...olds, host: news.host }, id), async (lv, pool) => {
+        await enforce(lv, pool, news.autostart !== false);
+        return { outs: await observe(lv, pool, { ...olds, ...news }) };
+      }),
 
-    async delete(id, props) {
-      const host = hostLabel(props.host);
-      try {
-        await ctx.pool.run(
-          props.host,
-          async (lv) => {
-            await clearLeftovers(props.host, lv);
-            const { ref: pool, other } = await findRecorded(findPool(lv, props.name), id);
-            if (other) leftAlone(host, `storage pool ${props.name}`, "delete");
-            if (!pool) return;
-            if (await lv.poolIsActive(pool)) {
-              const volumes = (await lv.listVolumes(pool)).map((v) => v.name);
-              if (volumes.length) {
-                throw new KvmError("conflict", `storage pool "${props.name}" still holds ${volumes.length} volume(s): ${volumes.join(", ")}`, {
-                  host,
-                  fix: "Delete those volumes first (remove their resources from the program, or virsh vol-delete them), then destroy the pool",
-                });
-              }
-              await lv.stopPool(pool);
-            }
-            // the directory goes only when empty: libvirt's rmdir refuses anything else
-            await lv.deletePoolStorage(pool).catch((err) => {
-              if (!isLibvirtError(err)) throw err;
-            });
-            await lv.undefinePool(pool);
-          },
-          { mutating: true },
-        );
-      } catch (err) {
-        throw explainRecorded(err, host, `deleting storage pool ${props.name}`);
-      }
-    },
+    delete: (id, props) => deleteRecorded(ctx.pool, recordedPool(props, id), (lv, pool) => removePool(lv, pool, hostLabel(props.host))),
   };
 }
+
+/** The pool of the record: another pool under the name is not this resource's. */
+const recordedPool = (p: Pick<StoragePoolInputs, "host" | "name">, uuid: string): RecordedObject<PoolRef> => ({
+  host: p.host,
+  what: `storage pool ${p.name}`,
+  find: (lv) => findRecorded(findPool(lv, p.name), uuid),
+});
 
 export const storagePoolProvider = createStoragePoolProvider(processContext);

@@ -3,9 +3,9 @@
 import { Declaration, withDefaults } from "./properties";
 import { KvmError } from "../errors";
 import { HostConfig } from "../ssh/host";
-import { checkBoolean, checkHostInput, checkName, explainRecorded, Failures, hostLabel, leftAlone, recorded } from "./common";
+import { checkBoolean, checkHostInput, checkName, Failures, hostLabel } from "./common";
 import { alreadyExists } from "./adopt";
-import { checkClaims, Claims } from "./collisions";
+import { Claims } from "./collisions";
 import { HostAccess } from "./context";
 import { clearLeftovers, isJournalled } from "./rollback";
 import { DomainRef, isLibvirtError, Libvirt, PoolRef, unlessMissing, VolumeRef } from "../libvirt/api";
@@ -13,6 +13,7 @@ import { parseVolumeXml, VolumeDescription } from "../xml/volume";
 import { identify, VolumeIdentity } from "./volume-identity";
 import { at, children, node, parseXml } from "../xml/dom";
 import { OBJECTS } from "../kinds";
+import { deleteRecorded, readRecorded, RecordedObject } from "./lifecycle";
 
 export const findVolume = (lv: Libvirt, pool: PoolRef, name: string) => unlessMissing(lv.lookupVolume(pool, name), "NO_STORAGE_VOL");
 
@@ -99,55 +100,41 @@ interface StoredVolume {
   identity?: VolumeIdentity;
 }
 
-/** The recorded volume: found under its name and proven to be the one made; undefined when gone or someone else's. */
-export async function findRecordedVolume(lv: Libvirt, props: StoredVolume): Promise<{ vol?: VolumeRef; other?: VolumeRef }> {
-  const pool = await findPool(lv, props.pool);
-  const vol = pool && (await findVolume(lv, pool, props.name));
-  if (!vol) return {};
-  return (await identify(lv, vol, props)) === "mine" ? { vol } : { other: vol };
+/** The recorded volume: found under its name and proven to be the one made (`other`: someone else's now). */
+export function recordedVolume(props: StoredVolume, what: string): RecordedObject<VolumeRef> {
+  return {
+    host: props.host,
+    what: `${what} ${props.pool}/${props.name}`,
+    async find(lv) {
+      const pool = await findPool(lv, props.pool);
+      const vol = pool && (await findVolume(lv, pool, props.name));
+      if (!vol) return {};
+      return (await identify(lv, vol, props)) === "mine" ? { ref: vol } : { other: vol };
+    },
+  };
 }
 
 /** `read` of a volume-backed resource: refreshed from the host, or gone (empty id). */
-export async function readVolume<P extends StoredVolume>(pool: HostAccess, id: string, props: P, what: string): Promise<{ id: string; props: P }> {
-  try {
-    return await pool.run(props.host, async (lv) => {
-      // another volume under the name is not this resource's: it is gone
-      const { vol } = await findRecordedVolume(lv, props);
-      if (!vol) return { id: "", props };
-      const d = await describeVolume(lv, vol);
-      // the format stays as recorded at create: libvirt re-probes the file, whose header a guest may have written
-      return { id, props: { ...props, path: d.path, key: d.key ?? vol.key, capacityBytes: d.capacityBytes, format: props.format } };
-    });
-  } catch (err) {
-    throw explainRecorded(err, hostLabel(props.host), `reading ${what} ${props.pool}/${props.name}`);
-  }
+export function readVolume<P extends StoredVolume>(pool: HostAccess, id: string, props: P, what: string): Promise<{ id: string; props: P }> {
+  return readRecorded(pool, recordedVolume(props, what), id, props, async (lv, vol) => {
+    const d = await describeVolume(lv, vol);
+    // the format stays as recorded at create: libvirt re-probes the file, whose header a guest may have written
+    return { ...props, path: d.path, key: d.key ?? vol.key, capacityBytes: d.capacityBytes, format: props.format };
+  });
 }
 
 /** `delete` of a volume-backed resource: gone is success; `users` names what still needs it. */
-export async function deleteVolume(
+export function deleteVolume(
   pool: HostAccess,
   props: StoredVolume,
   what: string,
   users: (lv: Libvirt, pool: PoolRef) => Promise<string | undefined>,
 ): Promise<void> {
-  const host = hostLabel(props.host);
-  try {
-    await pool.run(
-      props.host,
-      async (lv) => {
-        await clearLeftovers(props.host, lv);
-        const { vol, other } = await findRecordedVolume(lv, props);
-        if (other) leftAlone(host, `${what} ${props.pool}/${props.name}`, "delete");
-        if (!vol) return;
-        const refusal = await users(lv, await lv.lookupPool(props.pool));
-        if (refusal) throw new KvmError("conflict", refusal, { host });
-        await lv.deleteVolume(vol);
-      },
-      { mutating: true },
-    );
-  } catch (err) {
-    throw explainRecorded(err, host, `deleting ${what} ${props.pool}/${props.name}`);
-  }
+  return deleteRecorded(pool, recordedVolume(props, what), async (lv, vol) => {
+    const refusal = await users(lv, await lv.lookupPool(props.pool));
+    if (refusal) throw new KvmError("conflict", refusal, { host: hostLabel(props.host) });
+    await lv.deleteVolume(vol);
+  });
 }
 
 /** The part of `check` Image and Volume share: host, pool and name, defaults filled. */
@@ -165,12 +152,6 @@ export function checkStorageInputs<I extends { host: HostConfig; pool: string; n
 }
 
 type Placed = { host: HostConfig; pool: string; name: string };
-
-/** The collision check of an Image's or Volume's `check`: its name in its pool must be free, the stack's own, or adopted. */
-export function checkVolumeName(pool: HostAccess, failures: Failures, news: Placed & { adopt?: boolean }, olds: Placed | undefined): Promise<void> {
-  const previous = recorded(olds);
-  return checkClaims(pool, failures, volumeClaims(news), previous && volumeClaims(previous), news.adopt);
-}
 
 /** The volume name an Image, Volume or seed ISO takes in its pool, for the collision check of `check`. */
 export function volumeClaims(v: Placed, kind = "volume"): Claims {

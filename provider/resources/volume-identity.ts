@@ -56,7 +56,7 @@ export function sealed(d: { mtime?: string }): VolumeIdentity {
   return d.mtime ? { mtime: d.mtime } : {};
 }
 
-interface Recorded {
+interface RecordedVolume {
   identity?: VolumeIdentity;
   format: string;
   capacityBytes: number;
@@ -67,7 +67,7 @@ interface Recorded {
  * marker or an mtime is proven or refuted by it; one with neither (a raw or adopted
  * Volume: `identity: {}`) by its shape; one without identity (older versions) is taken.
  */
-export async function identify(lv: Libvirt, vol: VolumeRef, recorded: Recorded): Promise<Verdict> {
+export async function identify(lv: Libvirt, vol: VolumeRef, recorded: RecordedVolume): Promise<Verdict> {
   const id = recorded.identity;
   if (!id) return "mine";
   if (id.marker) return (await markerOf(lv, vol)) === id.marker ? "mine" : "other";

@@ -1,8 +1,8 @@
 // The Volume's properties, declared once (properties.ts): a larger capacity grows it in
 // place, a smaller one or another source replaces it.
 import { isUnknown } from "./common";
-import { poolProperty } from "./image-properties";
-import { adoptProperty, Declaration, hostProperty, nameProperty, resourceNameProperty } from "./properties";
+import { inPoolProperties } from "./image-properties";
+import { adoptProperty, Declaration } from "./properties";
 import type { VolumeInputs, VolumeOutputs } from "./volume";
 
 /** Shrinking loses data: compared with what was asked before, not libvirt's rounded size (with none asked, the image's size). */
@@ -16,10 +16,7 @@ export const volumeDeclaration: Declaration<VolumeInputs, VolumeOutputs> = {
   kind: "Volume",
   namedBy: ["name", "pool"],
   properties: {
-    host: hostProperty(),
-    pool: poolProperty(),
-    name: nameProperty("the volume's name in the pool"),
-    resourceName: resourceNameProperty(),
+    ...inPoolProperties(),
     baseImage: {
       type: "Image | string",
       doc: "an `Image`, or the name of a volume in the same pool: a copy-on-write qcow2 overlay over it",

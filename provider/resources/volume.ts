@@ -1,33 +1,31 @@
 // The Volume resource: a disk, blank, a copy-on-write overlay of an Image, or a full copy
 // of another volume made on the host.
+import { checkNames, declaredDiff } from "./collisions";
 import { backingOf, copyWithProgress, Source, sourceOf } from "./volume-source";
 import { explain, KvmError } from "../errors";
 import { HostConfig } from "../ssh/host";
 import { parseSize } from "../units";
 import { volumeXml, VolumeFormat } from "../xml/volume";
 import { checkHostHealth, checkName, Failures, hostLabel, isUnknown } from "./common";
-import { rememberStackNames } from "./collisions";
 import {
   checkStorageInputs,
-  checkVolumeName,
   deleteVolume,
   describeVolume,
   domainsUsing,
-  findRecordedVolume,
   poolForNewVolume,
   readVolume,
+  recordedVolume,
   runningDomainUsing,
   volumeClaims,
 } from "./storage";
 import { differences, refuseAdoption } from "./adopt";
 import { Libvirt, VolumeRef } from "../libvirt/api";
 import { Making } from "./rollback";
-import { recordedGone } from "./host-object";
 import { identityKind, newMarker, VolumeIdentity, writeMarker } from "./volume-identity";
 import { interruptible } from "./interrupt";
 import { processContext, ResourceContext } from "./context";
 import { ResourceProvider } from "./types";
-import { diffOf } from "./properties";
+import { updateRecorded } from "./lifecycle";
 import { volumeDeclaration } from "./volume-properties";
 
 export interface VolumeInputs {
@@ -155,14 +153,11 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
           reason: `pool "${inputs.pool}" has ${availableBytes} bytes free, a raw volume of ${inputs.capacity} bytes does not fit`,
         });
       }
-      await checkVolumeName(ctx.pool, failures, inputs, olds);
+      await checkNames(ctx.pool, failures, volumeClaims, inputs, olds);
       return { inputs, failures };
     },
 
-    async diff(_id, olds, news) {
-      rememberStackNames(volumeClaims(olds));
-      return diffOf(volumeDeclaration, olds, news);
-    },
+    diff: declaredDiff(volumeDeclaration, volumeClaims),
 
     create: (inputs) =>
       interruptible(async (signal) => {
@@ -219,29 +214,23 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
     },
 
     async update(_id, olds, news) {
-      const host = hostLabel(news.host);
       const want = news.capacity !== undefined ? Number(news.capacity) : olds.capacityBytes;
       // within what libvirt already allocated (it rounds sizes up): only the request is recorded
       if (want <= olds.capacityBytes) return { outs: { ...olds, host: news.host, capacity: news.capacity } };
-      try {
-        // the newest credentials: a key rotated in this update already applies
-        return await ctx.pool.run(
-          news.host,
-          async (lv) => {
-            const { vol } = await findRecordedVolume(lv, olds);
-            if (!vol) throw recordedGone(host, `volume ${olds.pool}/${olds.name}`);
-            // a running VM's qemu holds the file's write lock: it grows the disk itself (the guest sees it at once)
-            const user = await runningDomainUsing(lv, olds.path);
-            if (user) await lv.resizeDomainDisk(user, olds.path, BigInt(want));
-            else await lv.resizeVolume(vol, BigInt(want), 0);
-            const d = await describeVolume(lv, vol);
-            return { outs: { ...olds, host: news.host, capacity: news.capacity, capacityBytes: d.capacityBytes } };
-          },
-          { mutating: true },
-        );
-      } catch (err) {
-        throw explain(err, host, `growing volume ${olds.pool}/${olds.name} to ${want} bytes`);
-      }
+      // the newest credentials: a key rotated in this update already applies
+      return updateRecorded(
+        ctx.pool,
+        recordedVolume({ ...olds, host: news.host }, "volume"),
+        async (lv, vol) => {
+          // a running VM's qemu holds the file's write lock: it grows the disk itself (the guest sees it at once)
+          const user = await runningDomainUsing(lv, olds.path);
+          if (user) await lv.resizeDomainDisk(user, olds.path, BigInt(want));
+          else await lv.resizeVolume(vol, BigInt(want), 0);
+          const d = await describeVolume(lv, vol);
+          return { outs: { ...olds, host: news.host, capacity: news.capacity, capacityBytes: d.capacityBytes } };
+        },
+        `growing volume ${olds.pool}/${olds.name} to ${want} bytes`,
+      );
     },
 
     async delete(_id, props) {

@@ -25,7 +25,6 @@ export const AuthType = { NONE: 0, SASL: 1, POLKIT: 2 } as const;
 export interface OpenOptions {
   /** Hypervisor URI given to CONNECT_OPEN, e.g. "qemu:///system". */
   uri: string;
-  readOnly?: boolean;
   /** Seconds of silence before a keepalive PING; 0 disables keepalive. */
   keepaliveInterval?: number;
   /** Unanswered PINGs after which the link is declared dead. */
@@ -48,7 +47,7 @@ export async function openClient(stream: Duplex, options: OpenOptions, signal?: 
       // a daemon that supports keepalive also pings us when idle; either way we ping it
       client.startKeepalive(interval, options.keepaliveCount ?? 5);
     }
-    await client.call(handshakeProcedures.connectOpen, { name: options.uri, flags: options.readOnly ? 1 : 0 }, signal);
+    await client.call(handshakeProcedures.connectOpen, { name: options.uri, flags: 0 }, signal);
     return client;
   } catch (err) {
     client.destroy(err instanceof Error ? err : new Error(String(err)));

@@ -3,7 +3,6 @@
 
 export const Program = {
   REMOTE: 0x20008086,
-  QEMU: 0x20008087,
   KEEPALIVE: 0x6b656570,
 } as const;
 

@@ -20,8 +20,4 @@ export class DialError extends Error {
     this.errorClass = opts.errorClass;
     this.loginRefused = opts.loginRefused ?? false;
   }
-
-  get transient(): boolean {
-    return this.errorClass !== "permanent";
-  }
 }

@@ -80,6 +80,8 @@ function hostWith(o: { volKey?: string; volMarker?: string; domUuid?: string; ma
       removed.push(`domain ${d.name}`);
     },
     poolIsActive: async () => true,
+    listVolumes: async () => [],
+    listDomains: async () => [],
     stopPool: async () => undefined,
     deletePoolStorage: async () => undefined,
     undefinePool: async (p: { name: string }) => {
@@ -157,34 +159,34 @@ describe("leftover journal", () => {
 
   it("removes a volume only if the identity in its header is the one made; with none to compare it is left alone", async () => {
     const other = hostWith({ volKey: "/p/v", volMarker: "11111111-2222-4333-8444-555555555555" });
-    assert.strictEqual(await removeLeftover(other.lv, { kind: "volume", pool: "default", name: "v", id: MARKER }), "other");
+    assert.strictEqual(await removeLeftover(other.lv, { kind: "volume", pool: "default", name: "v", id: MARKER }, "hv1"), "other");
     const unmarked = hostWith({ volKey: "/p/v" });
-    assert.strictEqual(await removeLeftover(unmarked.lv, { kind: "volume", pool: "default", name: "v", id: MARKER }), "other");
-    assert.strictEqual(await removeLeftover(unmarked.lv, { kind: "volume", pool: "default", name: "v" }), "unproven", "a name alone proves nothing");
+    assert.strictEqual(await removeLeftover(unmarked.lv, { kind: "volume", pool: "default", name: "v", id: MARKER }, "hv1"), "other");
+    assert.strictEqual(await removeLeftover(unmarked.lv, { kind: "volume", pool: "default", name: "v" }, "hv1"), "unproven", "a name alone proves nothing");
     assert.deepStrictEqual([other.removed, unmarked.removed], [[], []]);
     const same = hostWith({ volKey: "/p/v", volMarker: MARKER });
-    assert.strictEqual(await removeLeftover(same.lv, { kind: "volume", pool: "default", name: "v", id: MARKER }), "removed");
+    assert.strictEqual(await removeLeftover(same.lv, { kind: "volume", pool: "default", name: "v", id: MARKER }, "hv1"), "removed");
     assert.deepStrictEqual(same.removed, ["volume v"]);
   });
 
   it("removes a domain only if it has the UUID made and pulumi-kvm's ownership marker", async () => {
     const otherUuid = hostWith({ domUuid: "ff".repeat(16), marked: true });
-    assert.strictEqual(await removeLeftover(otherUuid.lv, { kind: "domain", name: "vm", id: UUID }), "other");
+    assert.strictEqual(await removeLeftover(otherUuid.lv, { kind: "domain", name: "vm", id: UUID }, "hv1"), "other");
     const unmarked = hostWith({ domUuid: UUID, marked: false });
-    assert.strictEqual(await removeLeftover(unmarked.lv, { kind: "domain", name: "vm", id: UUID }), "other");
+    assert.strictEqual(await removeLeftover(unmarked.lv, { kind: "domain", name: "vm", id: UUID }, "hv1"), "other");
     const ours = hostWith({ domUuid: UUID, marked: true });
-    assert.strictEqual(await removeLeftover(ours.lv, { kind: "domain", name: "vm" }), "unproven");
-    assert.strictEqual(await removeLeftover(ours.lv, { kind: "domain", name: "vm", id: UUID }), "removed");
+    assert.strictEqual(await removeLeftover(ours.lv, { kind: "domain", name: "vm" }, "hv1"), "unproven");
+    assert.strictEqual(await removeLeftover(ours.lv, { kind: "domain", name: "vm", id: UUID }, "hv1"), "removed");
     assert.deepStrictEqual([otherUuid.removed, unmarked.removed, ours.removed], [[], [], ["domain vm"]]);
   });
 
   it("removes a pool or a network only if it has the UUID made", async () => {
     for (const kind of ["pool", "network"] as const) {
       const other = hostWith({ objectUuid: "ff".repeat(16) });
-      assert.strictEqual(await removeLeftover(other.lv, { kind, name: "x", id: UUID }), "other");
-      assert.strictEqual(await removeLeftover(other.lv, { kind, name: "x" }), "unproven");
+      assert.strictEqual(await removeLeftover(other.lv, { kind, name: "x", id: UUID }, "hv1"), "other");
+      assert.strictEqual(await removeLeftover(other.lv, { kind, name: "x" }, "hv1"), "unproven");
       const ours = hostWith({ objectUuid: UUID });
-      assert.strictEqual(await removeLeftover(ours.lv, { kind, name: "x", id: UUID }), "removed");
+      assert.strictEqual(await removeLeftover(ours.lv, { kind, name: "x", id: UUID }, "hv1"), "removed");
       assert.deepStrictEqual([other.removed, ours.removed], [[], [`${kind} x`]]);
     }
   });

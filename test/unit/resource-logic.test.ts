@@ -64,15 +64,15 @@ describe("rollback", () => {
     ) as any;
   for (const code of ["VIR_ERR_NO_STORAGE_VOL", "VIR_ERR_NO_STORAGE_POOL"]) {
     it(`takes ${code} as already gone`, async () => {
-      assert.strictEqual(await removeLeftover(failing(code), { kind: "volume", pool: "default", name: "v" }), "gone");
+      assert.strictEqual(await removeLeftover(failing(code), { kind: "volume", pool: "default", name: "v" }, "hv1"), "gone");
     });
   }
   it("takes VIR_ERR_NO_DOMAIN as already gone", async () => {
-    assert.strictEqual(await removeLeftover(failing("VIR_ERR_NO_DOMAIN"), { kind: "domain", name: "d" }), "gone");
+    assert.strictEqual(await removeLeftover(failing("VIR_ERR_NO_DOMAIN"), { kind: "domain", name: "d" }, "hv1"), "gone");
   });
   for (const code of ["VIR_ERR_NO_SUPPORT", "VIR_ERR_NO_CONNECT", "VIR_ERR_NO_MEMORY", "VIR_ERR_NO_DOMAIN_METADATA"]) {
     it(`does not take ${code} as gone: the object may still be there`, async () => {
-      await assert.rejects(removeLeftover(failing(code), { kind: "volume", pool: "default", name: "v" }), new RegExp(code));
+      await assert.rejects(removeLeftover(failing(code), { kind: "volume", pool: "default", name: "v" }, "hv1"), new RegExp(code));
     });
   }
 });
