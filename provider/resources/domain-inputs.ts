@@ -116,75 +116,107 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
   if (!isUnknown(d.firmware) && !["bios", "uefi"].includes(d.firmware!)) bad("firmware", `must be "bios" or "uefi", got ${JSON.stringify(d.firmware)}`);
   if (!isUnknown(d.graphics) && !["none", "vnc", "spice"].includes(d.graphics!)) bad("graphics", `must be "none", "vnc" or "spice"`);
   checkBoolean(failures, "adopt", news.adopt);
-  if (!Array.isArray(news.disks) || news.disks.length === 0) {
-    if (!isUnknown(news.disks)) bad("disks", "give at least one disk: [{ volume: myVolume }]");
-  } else {
-    d.disks = news.disks.map((disk, i) => {
-      const out: DiskInput = {
-        ...disk,
-        pool: disk.pool ?? "default",
-        device: disk.device ?? "disk",
-        bus: disk.bus ?? (disk.device === "cdrom" ? "sata" : "virtio"),
-      };
-      checkName(failures, `disks[${i}].volume`, disk.volume);
-      checkName(failures, `disks[${i}].pool`, out.pool);
-      if (!isUnknown(out.device) && !["disk", "cdrom"].includes(out.device!)) bad(`disks[${i}].device`, `must be "disk" or "cdrom"`);
-      if (!isUnknown(out.bus) && !["virtio", "sata", "scsi", "ide"].includes(out.bus!)) bad(`disks[${i}].bus`, `must be virtio, sata, scsi or ide`);
-      if (out.format === undefined) {
-        bad(
-          `disks[${i}].format`,
-          `is required for a disk given by name ("${String(disk.volume)}"): say "raw" or "qcow2" (what the volume was made as). libvirt's guess from the file's header is not used: a guest can write any header into its disk. A Volume or Image passed as volume brings its recorded format`,
-        );
-      } else if (!isUnknown(out.format) && !["qcow2", "raw"].includes(out.format)) bad(`disks[${i}].format`, `must be "qcow2" or "raw"`);
-      const base = out.backing;
-      if (base !== undefined && !isUnknown(base) && (typeof base?.path !== "string" || !base.path.startsWith("/") || !["qcow2", "raw"].includes(base.format))) {
-        bad(`disks[${i}].backing`, 'must be { path: an absolute path on the host, format: "qcow2" or "raw" } (the SDK fills it from a Volume)');
-      }
-      if (base && out.format === "raw") bad(`disks[${i}].backing`, 'a raw disk has no base: drop backing or say format "qcow2"');
-      if (out.device === "cdrom" && out.bus === "virtio") bad(`disks[${i}].bus`, "a cdrom cannot sit on virtio: use sata or scsi");
-      checkDiskOptions(out, `disks[${i}]`, bad);
-      return out;
-    });
-    const orders = d.disks.map((x) => x.bootOrder).filter((o): o is number => typeof o === "number");
-    if (new Set(orders).size !== orders.length) bad("disks", `two disks have the same bootOrder (${orders.join(", ")}): give each its own place`);
-  }
-  // An Output of the whole array is unknown in a preview before its parts exist.
-  if (!isUnknown(d.networkInterfaces) && !Array.isArray(d.networkInterfaces)) {
-    bad("networkInterfaces", 'must be an array: [{ network: "default" }]');
-  } else if (Array.isArray(d.networkInterfaces)) {
-    d.networkInterfaces.forEach((nic, i) => {
-      if (isUnknown(nic)) return;
-      if ([nic.network, nic.bridge, nic.direct].filter((x) => x !== undefined).length > 1)
-        bad(`networkInterfaces[${i}]`, "give one of network, bridge or direct");
-      if (nic.bridge !== undefined && !isUnknown(nic.bridge) && !IFACE_RE.test(String(nic.bridge)))
-        bad(`networkInterfaces[${i}].bridge`, `must be a host bridge's name such as "br0", got ${JSON.stringify(nic.bridge)}`);
-      if (nic.direct !== undefined && !isUnknown(nic.direct)) {
-        if (!nic.direct || typeof nic.direct.dev !== "string" || !IFACE_RE.test(nic.direct.dev))
-          bad(`networkInterfaces[${i}].direct.dev`, `must be a host network device such as "eth0", got ${JSON.stringify(nic.direct?.dev)}`);
-        if (nic.direct?.mode !== undefined && !DIRECT_MODES.includes(nic.direct.mode))
-          bad(`networkInterfaces[${i}].direct.mode`, `must be one of ${DIRECT_MODES.map((m) => `"${m}"`).join(", ")}, got ${JSON.stringify(nic.direct.mode)}`);
-      }
-      if (nic.network !== undefined) checkName(failures, `networkInterfaces[${i}].network`, nic.network);
-      if (nic.mac !== undefined && !isUnknown(nic.mac) && !MAC_RE.test(nic.mac))
-        bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is not a MAC address like 52:54:00:12:34:56`);
-      if (nic.mac && MAC_RE.test(nic.mac) && parseInt(nic.mac.slice(0, 2), 16) & 1)
-        bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is a multicast address; use a unicast one such as 52:54:00:…`);
-    });
-    d.networkInterfaces = d.networkInterfaces.map((n) =>
-      isUnknown(n)
-        ? n
-        : {
-            ...n,
-            model: n.model ?? "virtio",
-            ...(n.mac ? { mac: n.mac.toLowerCase() } : {}),
-            ...(n.direct?.dev ? { direct: { ...n.direct, mode: n.direct.mode ?? "bridge" } } : {}),
-          },
-    );
-  }
+  d.disks = checkDisks(news.disks, failures);
+  d.networkInterfaces = checkInterfaces(d.networkInterfaces, failures);
   if (news.kernel !== undefined && !isUnknown(news.kernel) && (typeof news.kernel !== "string" || !news.kernel.startsWith("/")))
     bad("kernel", "must be an absolute path on the host");
   if (news.initrd !== undefined && !news.kernel) bad("initrd", "needs kernel: an initrd is only used with direct kernel boot");
   if (news.cmdline !== undefined && !news.kernel) bad("cmdline", "needs kernel: a command line is only used with direct kernel boot");
+  checkWaitForIp(news, d, bad);
+  if (news.shutdownTimeout !== undefined && "error" in parseDuration(news.shutdownTimeout))
+    bad("shutdownTimeout", (parseDuration(news.shutdownTimeout) as { error: string }).error);
+  if (news.cloudInit !== undefined && !isUnknown(news.cloudInit)) {
+    const c = news.cloudInit;
+    if (c.hostname !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9-]{0,62})$/.test(c.hostname))
+      bad(
+        "cloudInit.hostname",
+        'is not a host name: use letters, digits and "-", at most 63, starting with a letter or digit (cloudInit is a secret, so its value is not shown)',
+      );
+    for (const k of ["userData", "vendorData", "metaData", "networkConfig"] as const) {
+      if (c[k] !== undefined && typeof c[k] !== "string") bad(`cloudInit.${k}`, "must be a string");
+    }
+  }
+  return d;
+}
+
+/** The disks with their defaults (pool, device, bus). */
+function checkDisks(disks: DomainInputs["disks"], failures: Failures): DomainInputs["disks"] {
+  const bad = reporter(failures);
+  if (!Array.isArray(disks) || disks.length === 0) {
+    if (!isUnknown(disks)) bad("disks", "give at least one disk: [{ volume: myVolume }]");
+    return disks;
+  }
+  const checked = disks.map((disk, i) => {
+    const out: DiskInput = {
+      ...disk,
+      pool: disk.pool ?? "default",
+      device: disk.device ?? "disk",
+      bus: disk.bus ?? (disk.device === "cdrom" ? "sata" : "virtio"),
+    };
+    checkName(failures, `disks[${i}].volume`, disk.volume);
+    checkName(failures, `disks[${i}].pool`, out.pool);
+    if (!isUnknown(out.device) && !["disk", "cdrom"].includes(out.device!)) bad(`disks[${i}].device`, `must be "disk" or "cdrom"`);
+    if (!isUnknown(out.bus) && !["virtio", "sata", "scsi", "ide"].includes(out.bus!)) bad(`disks[${i}].bus`, `must be virtio, sata, scsi or ide`);
+    if (out.format === undefined) {
+      bad(
+        `disks[${i}].format`,
+        `is required for a disk given by name ("${String(disk.volume)}"): say "raw" or "qcow2" (what the volume was made as). libvirt's guess from the file's header is not used: a guest can write any header into its disk. A Volume or Image passed as volume brings its recorded format`,
+      );
+    } else if (!isUnknown(out.format) && !["qcow2", "raw"].includes(out.format)) bad(`disks[${i}].format`, `must be "qcow2" or "raw"`);
+    const base = out.backing;
+    if (base !== undefined && !isUnknown(base) && (typeof base?.path !== "string" || !base.path.startsWith("/") || !["qcow2", "raw"].includes(base.format))) {
+      bad(`disks[${i}].backing`, 'must be { path: an absolute path on the host, format: "qcow2" or "raw" } (the SDK fills it from a Volume)');
+    }
+    if (base && out.format === "raw") bad(`disks[${i}].backing`, 'a raw disk has no base: drop backing or say format "qcow2"');
+    if (out.device === "cdrom" && out.bus === "virtio") bad(`disks[${i}].bus`, "a cdrom cannot sit on virtio: use sata or scsi");
+    checkDiskOptions(out, `disks[${i}]`, bad);
+    return out;
+  });
+  const orders = checked.map((x) => x.bootOrder).filter((o): o is number => typeof o === "number");
+  if (new Set(orders).size !== orders.length) bad("disks", `two disks have the same bootOrder (${orders.join(", ")}): give each its own place`);
+  return checked;
+}
+
+/** The interfaces with their defaults (model, a direct one's mode), MACs in lower case. */
+function checkInterfaces(nics: DomainInputs["networkInterfaces"], failures: Failures): DomainInputs["networkInterfaces"] {
+  const bad = reporter(failures);
+  // an Output of the whole array is unknown in a preview before its parts exist
+  if (!Array.isArray(nics)) {
+    if (!isUnknown(nics)) bad("networkInterfaces", 'must be an array: [{ network: "default" }]');
+    return nics;
+  }
+  nics.forEach((nic, i) => {
+    if (isUnknown(nic)) return;
+    if ([nic.network, nic.bridge, nic.direct].filter((x) => x !== undefined).length > 1)
+      bad(`networkInterfaces[${i}]`, "give one of network, bridge or direct");
+    if (nic.bridge !== undefined && !isUnknown(nic.bridge) && !IFACE_RE.test(String(nic.bridge)))
+      bad(`networkInterfaces[${i}].bridge`, `must be a host bridge's name such as "br0", got ${JSON.stringify(nic.bridge)}`);
+    if (nic.direct !== undefined && !isUnknown(nic.direct)) {
+      if (!nic.direct || typeof nic.direct.dev !== "string" || !IFACE_RE.test(nic.direct.dev))
+        bad(`networkInterfaces[${i}].direct.dev`, `must be a host network device such as "eth0", got ${JSON.stringify(nic.direct?.dev)}`);
+      if (nic.direct?.mode !== undefined && !DIRECT_MODES.includes(nic.direct.mode))
+        bad(`networkInterfaces[${i}].direct.mode`, `must be one of ${DIRECT_MODES.map((m) => `"${m}"`).join(", ")}, got ${JSON.stringify(nic.direct.mode)}`);
+    }
+    if (nic.network !== undefined) checkName(failures, `networkInterfaces[${i}].network`, nic.network);
+    if (nic.mac !== undefined && !isUnknown(nic.mac) && !MAC_RE.test(nic.mac))
+      bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is not a MAC address like 52:54:00:12:34:56`);
+    if (nic.mac && MAC_RE.test(nic.mac) && parseInt(nic.mac.slice(0, 2), 16) & 1)
+      bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is a multicast address; use a unicast one such as 52:54:00:…`);
+  });
+  return nics.map((n) =>
+    isUnknown(n)
+      ? n
+      : {
+          ...n,
+          model: n.model ?? "virtio",
+          ...(n.mac ? { mac: n.mac.toLowerCase() } : {}),
+          ...(n.direct?.dev ? { direct: { ...n.direct, mode: n.direct.mode ?? "bridge" } } : {}),
+        },
+  );
+}
+
+/** waitForIp: its parts, and whether an address can come at all the way it asks. */
+function checkWaitForIp(news: DomainInputs, d: DomainInputs, bad: (property: string, reason: string) => void): void {
   const wait = news.waitForIp;
   if (wait && wait !== true && !isUnknown(wait)) {
     if (wait.timeout !== undefined && "error" in parseDuration(wait.timeout))
@@ -217,20 +249,6 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
       "the boot disk is a cdrom and waitForIp is set: an installer ISO gets no address by itself; boot from a disk volume or drop waitForIp",
     );
   }
-  if (news.shutdownTimeout !== undefined && "error" in parseDuration(news.shutdownTimeout))
-    bad("shutdownTimeout", (parseDuration(news.shutdownTimeout) as { error: string }).error);
-  if (news.cloudInit !== undefined && !isUnknown(news.cloudInit)) {
-    const c = news.cloudInit;
-    if (c.hostname !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9-]{0,62})$/.test(c.hostname))
-      bad(
-        "cloudInit.hostname",
-        'is not a host name: use letters, digits and "-", at most 63, starting with a letter or digit (cloudInit is a secret, so its value is not shown)',
-      );
-    for (const k of ["userData", "vendorData", "metaData", "networkConfig"] as const) {
-      if (c[k] !== undefined && typeof c[k] !== "string") bad(`cloudInit.${k}`, "must be a string");
-    }
-  }
-  return d;
 }
 
 /** A disk's options as libvirt takes them; `bad` reports one property's failure. */

@@ -7,7 +7,7 @@ import { checkNames, Claim, Claims, declaredDiff } from "./collisions";
 import * as crypto from "crypto";
 import { explain, KvmError } from "../errors";
 import { DomainRef, DomainXmlFlags, Libvirt } from "../libvirt/api";
-import { domainXml, parseDomainXml } from "../xml/domain";
+import { domainXml, ParsedDomain, parseDomainXml } from "../xml/domain";
 import { alreadyExists, differences, refuseAdoption } from "./adopt";
 import { checkHostHealth, Failures, hostLabel, isUnknown } from "./common";
 import { checkInputs, DomainInputs, DomainOutputs, seedPoolFor, shutdownMs } from "./domain-inputs";
@@ -69,31 +69,11 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
             d.host,
             async (lv) => {
               await clearLeftovers(d.host, lv);
-              const existing = await findDomain(lv, d.name);
-              if (existing && !d.adopt) throw alreadyExists(host, `domain "${d.name}"`, OBJECTS.domain.removal(d.name));
-              const current = existing && parseDomainXml(await lv.domainXml(existing, DomainXmlFlags.INACTIVE));
-              if (current) {
-                const diffs = differences({ type: current.type, firmware: current.firmware }, { type: d.type ?? "kvm", firmware: d.firmware ?? "bios" }, [
-                  "type",
-                  "firmware",
-                ]);
-                if (diffs.length) throw refuseAdoption(host, `domain "${d.name}"`, diffs);
-              }
+              const current = await toAdopt(lv, d, host);
               const disks = await resolveDisks(lv, d, host, current && new Map(current.disks.map((x) => [x.path, x])));
               const made = d.cloudInit ? await createSeed(lv, d, host, making, signal) : undefined;
               seed = made && { pool: made.pool, name: made.name, identity: made.identity };
-              let dom: DomainRef;
-              if (current) {
-                // adopted: the same domain (UUID, MACs of interfaces that stay) with the program's definition and our marker
-                const macs = keptMacs(current.interfaces, d.networkInterfaces ?? []);
-                dom = await lv.defineDomain(domainXml(specOf(d, disks, made?.path, owner, macs, current.uuid)));
-                if (await isActive(lv, dom)) await stopGracefully(lv, dom, shutdownMs(d), host);
-              } else {
-                // its UUID is chosen here, so the journal holds the identity before the domain exists
-                const uuid = crypto.randomUUID();
-                const xml = domainXml(specOf(d, disks, made?.path, owner, [], uuid));
-                dom = await making.make({ kind: "domain", name: d.name, id: uuid.replace(/-/g, "") }, () => lv.defineDomain(xml));
-              }
+              const dom = await define(lv, d, (uuid, macs) => domainXml(specOf(d, disks, made?.path, owner, macs, uuid)), current, making, host);
               if (!!d.autostart !== (await lv.domainAutostart(dom))) await lv.setDomainAutostart(dom, !!d.autostart);
               // a lease this MAC had before (a pinned MAC reused) is not this boot's address
               const since = await leaseSnapshot(lv, await definedNics(lv, dom));
@@ -161,6 +141,43 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
         },
       ),
   };
+}
+
+/** The domain of that name to take over (its persistent definition), when the resource adopts; refused when it exists otherwise. */
+async function toAdopt(lv: Libvirt, d: DomainInputs, host: string): Promise<ParsedDomain | undefined> {
+  const existing = await findDomain(lv, d.name);
+  if (!existing) return undefined;
+  if (!d.adopt) throw alreadyExists(host, `domain "${d.name}"`, OBJECTS.domain.removal(d.name));
+  const current = parseDomainXml(await lv.domainXml(existing, DomainXmlFlags.INACTIVE));
+  const diffs = differences({ type: current.type, firmware: current.firmware }, { type: d.type ?? "kvm", firmware: d.firmware ?? "bios" }, [
+    "type",
+    "firmware",
+  ]);
+  if (diffs.length) throw refuseAdoption(host, `domain "${d.name}"`, diffs);
+  return current;
+}
+
+/**
+ * Defines the domain from `xmlOf(uuid, macs)`: a new one under the journal, with a UUID
+ * chosen here (so the journal holds the identity before the domain exists), or the adopted
+ * one as the same domain (its UUID, the MACs of interfaces that stay), stopped to boot
+ * the program's definition.
+ */
+async function define(
+  lv: Libvirt,
+  d: DomainInputs,
+  xmlOf: (uuid: string, macs: (string | undefined)[]) => string,
+  current: ParsedDomain | undefined,
+  making: Making,
+  host: string,
+): Promise<DomainRef> {
+  if (!current) {
+    const uuid = crypto.randomUUID();
+    return making.make({ kind: "domain", name: d.name, id: uuid.replace(/-/g, "") }, () => lv.defineDomain(xmlOf(uuid, [])));
+  }
+  const dom = await lv.defineDomain(xmlOf(current.uuid, keptMacs(current.interfaces, d.networkInterfaces ?? [])));
+  if (await isActive(lv, dom)) await stopGracefully(lv, dom, shutdownMs(d), host);
+  return dom;
 }
 
 /**
