@@ -12,7 +12,7 @@ import { markerOf } from "./volume-identity";
 import { hasOwnerMarker, removeDomain, removeNetwork, removePool } from "./removal";
 import { HostAccess } from "./context";
 import { changeJournal, Entry, inFlight, journalFile, Made, readJournal } from "./journal";
-import { isLibvirtError, Libvirt, LibvirtError, VolumeRef } from "../libvirt/api";
+import { DomainRef, isLibvirtError, Libvirt, LibvirtError, NetworkRef, PoolRef, VolumeRef } from "../libvirt/api";
 import { GONE_CODES, OBJECTS } from "../kinds";
 
 export type { Made } from "./journal";
@@ -48,7 +48,15 @@ async function contentDigest(lv: Libvirt, vol: VolumeRef): Promise<string | unde
  * domain also by pulumi-kvm's marker), a volume by the UUID in its qcow2 header or, in
  * the process that made it, by its key. undefined: nothing proves it either way.
  */
-const finders: { [K in Made["kind"]]: (lv: Libvirt, l: Known) => Promise<{ ref: any; mine: boolean } | undefined> } = {
+/** The libvirt reference of each kind of object. */
+interface RefOf {
+  volume: VolumeRef;
+  domain: DomainRef;
+  pool: PoolRef;
+  network: NetworkRef;
+}
+
+const finders: { [K in Made["kind"]]: (lv: Libvirt, l: Known) => Promise<{ ref: RefOf[K]; mine: boolean } | undefined> } = {
   async volume(lv, l) {
     const ref = await lv.lookupVolume(await lv.lookupPool(l.pool ?? "default"), l.name);
     // the process that made it knows it by its key, whatever it holds yet (a half-written seed)
@@ -73,7 +81,7 @@ const finders: { [K in Made["kind"]]: (lv: Libvirt, l: Known) => Promise<{ ref: 
 };
 
 /** How each kind of leftover, proven to be the one made, is removed: as its resource's delete does. */
-const removers: { [K in Made["kind"]]: (lv: Libvirt, ref: any, host: string) => Promise<void> } = {
+const removers: { [K in Made["kind"]]: (lv: Libvirt, ref: RefOf[K], host: string) => Promise<void> } = {
   volume: (lv, vol) => lv.deleteVolume(vol),
   // a create undone: its VM never served anything, so it is stopped at once
   domain: (lv, dom, host) => removeDomain(lv, dom, 0, host),
@@ -83,17 +91,22 @@ const removers: { [K in Made["kind"]]: (lv: Libvirt, ref: any, host: string) => 
 
 export type Removal = "removed" | "gone" | "other" | "unproven";
 
+/** One kind's find and removal, typed together. */
+async function removeProven<K extends Made["kind"]>(kind: K, lv: Libvirt, l: Known, host: string): Promise<Removal> {
+  const found = await finders[kind](lv, l);
+  if (!found) return "unproven";
+  if (!found.mine) return "other";
+  await removers[kind](lv, found.ref, host);
+  return "removed";
+}
+
 /**
  * Removes a leftover if it is proven to be the object made: "other" when something else
  * has its name now, "unproven" when nothing tells (it is left alone).
  */
 export async function removeLeftover(lv: Libvirt, l: Known, host: string): Promise<Removal> {
   try {
-    const found = await finders[l.kind](lv, l);
-    if (!found) return "unproven";
-    if (!found.mine) return "other";
-    await removers[l.kind](lv, found.ref, host);
-    return "removed";
+    return await removeProven(l.kind, lv, l, host);
   } catch (err) {
     if (gone(err)) return "gone";
     throw err;
