@@ -81,21 +81,36 @@ export interface DomainArgs {
   name?: pulumi.Input<string>;
   /** "kvm" (default) or "qemu" (software emulation). A change replaces. */
   type?: pulumi.Input<"kvm" | "qemu">;
-  /** Virtual CPUs (default 1). A change redefines the VM and restarts it (one graceful restart). */
+  /** Virtual CPUs (default 1). Up to maxVcpu a change is applied in place, to the running VM (vCPU hotplug) and its definition. */
   vcpu?: pulumi.Input<number>;
-  /** "2GiB" or a number of MiB (default 512). A change redefines the VM and restarts it (one graceful restart). */
+  /** "2GiB" or a number of MiB (default 512). Up to maxMemory a change is applied in place, through the running VM's balloon. */
   memory?: pulumi.Input<string | number>;
+  /** The most vCPUs vcpu can be raised to without a restart (default: vcpu). A change redefines the VM and restarts it (one graceful restart). */
+  maxVcpu?: pulumi.Input<number>;
+  /** "4GiB" or MiB: the most memory can be raised to without a restart (default: memory). A change redefines the VM and restarts it (one graceful restart). */
+  maxMemory?: pulumi.Input<string | number>;
+  /** "never": a change that needs a restart fails the preview instead (default "allowed"); only recorded. */
+  restartPolicy?: pulumi.Input<"allowed" | "never">;
   /** "bios" (default) or "uefi" (OVMF without secure boot). A change replaces. */
   firmware?: pulumi.Input<"bios" | "uefi">;
   /** Machine type, e.g. "q35" (default: libvirt's). A change replaces. */
   machine?: pulumi.Input<string>;
   /** CPU mode, e.g. "host-passthrough" (default: libvirt's). A change redefines the VM and restarts it (one graceful restart). */
   cpuMode?: pulumi.Input<string>;
-  /** Boots from the first disk unless kernel is given. An array, or an Output of one. A change redefines the VM and restarts it (one graceful restart). */
+  /**
+   * Boots from the first disk unless kernel is given. An array, or an Output of one. Adding or
+   * removing a disk (not the boot disk; an added one a virtio disk without bootOrder) is applied
+   * in place, attached to or detached from the running VM; any other change redefines the VM and
+   * restarts it (one graceful restart).
+   */
   disks: pulumi.Input<DiskArgs[]>;
-  /** An array, or an Output of one (e.g. from `pulumi.all(...).apply(...)`); each keeps its MAC. A change redefines the VM and restarts it (one graceful restart). */
+  /**
+   * An array, or an Output of one (e.g. from `pulumi.all(...).apply(...)`); each keeps its MAC.
+   * Adding or removing a NIC is applied in place, on the running VM; any other change redefines
+   * the VM and restarts it (one graceful restart).
+   */
   networkInterfaces?: pulumi.Input<pulumi.Input<NetworkInterfaceArgs>[]>;
-  /** The NoCloud seed, a secret. A change replaces. */
+  /** The NoCloud seed, a secret. A change writes a new seed (a new instance-id) and restarts the VM (one graceful restart), so cloud-init runs again; UUID, MACs and disks stay. */
   cloudInit?: pulumi.Input<CloudInitArgs>;
   /** Direct kernel boot: the kernel's path on the host. A change redefines the VM and restarts it (one graceful restart). */
   kernel?: pulumi.Input<string>;

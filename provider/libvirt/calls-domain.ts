@@ -61,6 +61,30 @@ export const domainCalls = {
     nothing,
     { ids: (d, disk, size) => ({ domain: dom(d), disk, size }) },
   ),
+  setDomainVcpus: write(
+    procedure(199, "virDomainSetVcpusFlags", struct({ dom: domainRef, nvcpus: uint, flags }), none),
+    (d: DomainRef, nvcpus: number, impact: number) => ({ dom: d, nvcpus, flags: impact }),
+    nothing,
+    { ids: (d, nvcpus, impact) => ({ domain: dom(d), vcpus: nvcpus, impact }) },
+  ),
+  setDomainMemory: write(
+    procedure(204, "virDomainSetMemoryFlags", struct({ dom: domainRef, memory: uhyper, flags }), none),
+    (d: DomainRef, kib: bigint, impact: number) => ({ dom: d, memory: kib, flags: impact }),
+    nothing,
+    { ids: (d, kib, impact) => ({ domain: dom(d), kib, impact }) },
+  ),
+  attachDevice: write(
+    procedure(160, "virDomainAttachDeviceFlags", struct({ dom: domainRef, xml: nonnullString, flags }), none),
+    (d: DomainRef, xml: string, impact: number) => ({ dom: d, xml, flags: impact }),
+    nothing,
+    { ids: (d, _xml, impact) => ({ domain: dom(d), impact }), xml: ([, xml]) => xml },
+  ),
+  detachDevice: write(
+    procedure(161, "virDomainDetachDeviceFlags", struct({ dom: domainRef, xml: nonnullString, flags }), none),
+    (d: DomainRef, xml: string, impact: number) => ({ dom: d, xml, flags: impact }),
+    nothing,
+    { ids: (d, _xml, impact) => ({ domain: dom(d), impact }), xml: ([, xml]) => xml },
+  ),
   domainState: read(
     procedure(212, "virDomainGetState", struct({ dom: domainRef, flags }), struct({ state: int, reason: int })),
     (d: DomainRef) => ({ dom: d, flags: 0 }),

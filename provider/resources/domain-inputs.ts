@@ -45,6 +45,12 @@ export interface DomainInputs {
   vcpu?: number;
   /** MiB after check ("2GiB" or a number of MiB before). */
   memory?: number | string;
+  /** The ceiling vcpu can be changed up to on the running VM (check fills in vcpu). */
+  maxVcpu?: number;
+  /** The ceiling memory can be changed up to on the running VM, MiB after check (check fills in memory). */
+  maxMemory?: number | string;
+  /** "never": a change that needs a restart fails the preview instead. */
+  restartPolicy?: "allowed" | "never";
   firmware?: "bios" | "uefi";
   /** Take over a domain of this name that exists on the host. */
   adopt?: boolean;
@@ -106,13 +112,18 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
   if (!isUnknown(d.type) && !["kvm", "qemu"].includes(d.type!)) bad("type", `must be "kvm" or "qemu" (software emulation), got ${JSON.stringify(d.type)}`);
   if (!isUnknown(d.vcpu) && (!Number.isInteger(d.vcpu) || d.vcpu! < 1 || d.vcpu! > 512))
     bad("vcpu", `must be a whole number 1-512, got ${JSON.stringify(d.vcpu)}`);
-  if (!isUnknown(news.memory)) {
-    const m = parseSize(news.memory ?? 512, 2 ** 20);
-    if ("error" in m) bad("memory", `${m.error} (a number means MiB)`);
-    else if (m.bytes < 32 * 2 ** 20) bad("memory", `${JSON.stringify(news.memory)} is under 32 MiB; no guest boots with that`);
-    else if (m.bytes > 2 ** 42) bad("memory", `${JSON.stringify(news.memory)} is absurdly large (over 4 TiB)`);
-    else d.memory = Math.round(m.bytes / 2 ** 20);
+  for (const k of ["memory", "maxMemory"] as const) {
+    const given = news[k] ?? (k === "memory" ? 512 : undefined);
+    if (given === undefined || isUnknown(given)) continue;
+    const m = parseSize(given, 2 ** 20);
+    if ("error" in m) bad(k, `${m.error} (a number means MiB)`);
+    else if (m.bytes < 32 * 2 ** 20) bad(k, `${JSON.stringify(given)} is under 32 MiB; no guest boots with that`);
+    else if (m.bytes > 2 ** 42) bad(k, `${JSON.stringify(given)} is absurdly large (over 4 TiB)`);
+    else d[k] = Math.round(m.bytes / 2 ** 20);
   }
+  checkCeilings(news, d, bad);
+  if (news.restartPolicy !== undefined && !isUnknown(news.restartPolicy) && !["allowed", "never"].includes(news.restartPolicy))
+    bad("restartPolicy", `must be "allowed" or "never", got ${JSON.stringify(news.restartPolicy)}`);
   if (!isUnknown(d.firmware) && !["bios", "uefi"].includes(d.firmware!)) bad("firmware", `must be "bios" or "uefi", got ${JSON.stringify(d.firmware)}`);
   if (!isUnknown(d.graphics) && !["none", "vnc", "spice"].includes(d.graphics!)) bad("graphics", `must be "none", "vnc" or "spice"`);
   checkBoolean(failures, "adopt", news.adopt);
@@ -137,6 +148,20 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
     }
   }
   return d;
+}
+
+/** maxVcpu and maxMemory: the current value when left out, never below it. */
+function checkCeilings(news: DomainInputs, d: DomainInputs, bad: (property: string, reason: string) => void): void {
+  if (news.maxVcpu !== undefined && !isUnknown(news.maxVcpu) && (!Number.isInteger(news.maxVcpu) || news.maxVcpu < 1 || news.maxVcpu > 512))
+    bad("maxVcpu", `must be a whole number 1-512, got ${JSON.stringify(news.maxVcpu)}`);
+  const below = (max: string, v: unknown, cur: unknown, k: string) => {
+    if (typeof v === "number" && typeof cur === "number" && v < cur)
+      bad(max, `is ${v}, below ${k} ${cur}: the ceiling must be at least the current value (raise ${max}, or lower ${k})`);
+  };
+  if (d.maxVcpu === undefined) d.maxVcpu = d.vcpu;
+  else below("maxVcpu", d.maxVcpu, d.vcpu, "vcpu");
+  if (d.maxMemory === undefined) d.maxMemory = d.memory;
+  else below("maxMemory", d.maxMemory, d.memory, "memory");
 }
 
 /** The disks with their defaults (pool, device, bus). */

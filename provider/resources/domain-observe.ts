@@ -43,11 +43,13 @@ export async function definedNics(lv: Libvirt, dom: DomainRef): Promise<{ mac: s
 }
 
 export async function observe(lv: Libvirt, dom: DomainRef, d: DomainInputs, recorded: SeedRecord, since?: LeaseSnapshot): Promise<DomainOutputs> {
-  const parsed = parseDomainXml(await lv.domainXml(dom, 0));
+  const live = parseDomainXml(await lv.domainXml(dom, 0));
   const { state } = await lv.domainState(dom);
   const autostart = await lv.domainAutostart(dom);
   const wait = waitSpec(d.waitForIp);
   const active = isActiveState(state);
+  // a running VM's memory as asked: the balloon's actual size trails it while the guest gives memory back
+  const parsed = active ? { ...live, memoryMiB: parseDomainXml(await lv.domainXml(dom, DomainXmlFlags.INACTIVE)).memoryMiB } : live;
   const addresses = active
     ? await interfaceAddresses(lv, dom, wait?.source ?? "lease", wait?.family ?? "ipv4", since).catch((err) => {
         if (err instanceof ArpTableUnreadable) return []; // reported by the wait; the outputs have no address then

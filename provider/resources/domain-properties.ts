@@ -1,11 +1,15 @@
 // The Domain's properties, declared once (properties.ts): what a redefinition and one
 // graceful restart apply, what applies to the running VM, what replaces it.
 import { deepEqual } from "./common";
+import { devicesNeedRestart } from "./domain-devices";
 import type { DomainInputs, DomainOutputs } from "./domain-inputs";
 import { adoptProperty, Declaration, hostProperty, nameProperty, resourceNameProperty } from "./properties";
 
 /** A disk's format and base only confirm its volume's (older records lack them): not compared. */
 const definedDisks = (d: DomainInputs) => (Array.isArray(d.disks) ? d.disks.map(({ format: _format, backing: _backing, ...disk }) => disk) : d.disks);
+
+const LIVE_DEVICES_DOC =
+  "anything but adding or removing a disk (not the boot disk; an added one a virtio disk without a bootOrder) or a NIC, which attach and detach on the running VM";
 
 export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
   kind: "Domain",
@@ -15,8 +19,33 @@ export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
     name: nameProperty("the domain's name on the host"),
     resourceName: resourceNameProperty(),
     type: { type: '"kvm" | "qemu"', doc: '`"qemu"` for software emulation (hosts without `/dev/kvm`)', default: "kvm", change: "replace" },
-    vcpu: { type: "number", doc: "virtual CPUs", default: 1, change: "restart" },
-    memory: { type: 'number | string ("2GiB", or MiB)', doc: '`"2GiB"` or a number of MiB', default: 512, change: "restart" },
+    vcpu: { type: "number", doc: "virtual CPUs; up to `maxVcpu` they are plugged into and out of the running VM", default: 1, change: "live" },
+    memory: {
+      type: 'number | string ("2GiB", or MiB)',
+      doc: '`"2GiB"` or a number of MiB; up to `maxMemory` the running VM\'s balloon gives it or takes it back',
+      default: 512,
+      change: "live",
+    },
+    maxVcpu: {
+      type: "number",
+      doc: "the most vCPUs `vcpu` can be raised to without a restart",
+      defaultDoc: "`vcpu`",
+      change: "restart",
+      same: (o, n) => (o.maxVcpu ?? o.vcpu ?? 1) === (n.maxVcpu ?? n.vcpu ?? 1),
+    },
+    maxMemory: {
+      type: 'number | string ("4GiB", or MiB)',
+      doc: "the most memory `memory` can be raised to without a restart (qemu reserves it as the VM's size; the guest sees what the balloon leaves)",
+      defaultDoc: "`memory`",
+      change: "restart",
+      same: (o, n) => Number(o.maxMemory ?? o.memory ?? 512) === Number(n.maxMemory ?? n.memory ?? 512),
+    },
+    restartPolicy: {
+      type: '"allowed" | "never"',
+      doc: '`"never"`: a change that needs a restart fails the preview (naming the properties) instead of restarting the VM',
+      default: "allowed",
+      change: "record",
+    },
     firmware: {
       type: '"bios" | "uefi"',
       doc: "`\"uefi\"`: libvirt picks OVMF **without secure boot** (on `q35` too, where libvirt would otherwise pick the firmware with Microsoft's keys enrolled, which refuses unsigned bootloaders) and creates the VM's NVRAM at its first start. The NVRAM (EFI variables, boot entries) is kept across updates and removed with the domain. Needs OVMF on the host (Debian: `ovmf`)",
@@ -29,21 +58,23 @@ export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
       type: "DiskInput[]",
       doc: '`[{ volume: Volume | Image | name, pool?, device?: "disk" | "cdrom", bus?: "virtio" | "sata" | "scsi" | "ide", format?: "qcow2" | "raw", bootOrder?, cache?, discard?, serial?, readonly? }]`; boots from the first disk unless `kernel` is given or disks have a `bootOrder` (1 first, each its own). `cache`: `"default"`, `"none"`, `"writethrough"`, `"writeback"`, `"directsync"`, `"unsafe"`; `discard: "unmap"` passes the guest\'s TRIM on to the volume; `serial` (up to 20 letters, digits, `_ . + -`) is what the guest sees in `/dev/disk/by-id`; `readonly: true` attaches it read-only. `format` comes from a Volume or Image given as `volume`, and is **required for a volume given by name**; `backing` (`{ path, format }`, a Volume\'s `backing` output) is a qcow2 overlay\'s base, brought by a Volume given as `volume`: a qcow2 overlay given by name without it is refused, since its base is never read from the file ([what the provider trusts](#what-the-provider-trusts)). A user cdrom defaults to `sata`, which installers and firmware boot menus expect (the seed is on `scsi`, which every cloud kernel reads); Debian\'s genericcloud kernel has no AHCI, so give `bus: "scsi"` for a cdrom such a guest must read',
       required: true,
-      change: "restart",
+      change: "live",
       same: (o, n) => deepEqual(definedDisks(o), definedDisks(n)),
+      restartWhen: { doc: LIVE_DEVICES_DOC, test: devicesNeedRestart },
     },
     networkInterfaces: {
       type: "InterfaceInput[]",
       doc: '`[{ network?: string, bridge?: string, direct?: { dev, mode? }, mac?: string, model?: "virtio" }]`: one of a libvirt network (default `"default"`), a host bridge (`"br0"`), or `direct`: macvtap on a host device (`{ dev: "eth0", mode: "bridge" (default) | "vepa" | "private" | "passthrough" }`; in bridge mode the host itself cannot reach the guest through that device, other machines on its LAN can). An interface keeps its MAC across changes (by its network, not its position)',
       default: [],
-      change: "restart",
+      change: "live",
+      restartWhen: { doc: LIVE_DEVICES_DOC, test: devicesNeedRestart },
     },
     cloudInit: {
       type: "{ userData?, vendorData?, metaData?, networkConfig?, hostname? }",
-      doc: "a NoCloud seed (an ISO 9660 image labelled `cidata`, written in pure TypeScript) is uploaded as the volume `<name>-seed.iso` and attached as a cdrom on virtio-scsi (a driver every cloud kernel has): `user-data`, `vendor-data` (only when given; cloud-init merges it under user-data: for the same cloud-config key, user-data wins, so a vendor `runcmd` beside a user `runcmd` is a shell script part instead), `network-config` (v1 or v2, e.g. DHCP on one NIC and a static address on another, matched by a pinned `mac`). `meta-data` gets `instance-id` (from the content hash) and `local-hostname` (default: the domain name). The whole `cloudInit` is a secret whenever any part is given",
+      doc: "a NoCloud seed (an ISO 9660 image labelled `cidata`, written in pure TypeScript) is uploaded as the volume `<name>-seed.iso` and attached as a cdrom on virtio-scsi (a driver every cloud kernel has): `user-data`, `vendor-data` (only when given; cloud-init merges it under user-data: for the same cloud-config key, user-data wins, so a vendor `runcmd` beside a user `runcmd` is a shell script part instead), `network-config` (v1 or v2, e.g. DHCP on one NIC and a static address on another, matched by a pinned `mac`). `meta-data` gets `instance-id` (from the content hash) and `local-hostname` (default: the domain name). The whole `cloudInit` is a secret whenever any part is given. A change writes a new seed (a new instance-id) and restarts the VM, so cloud-init runs again with the new data; UUID, MACs and disks stay, the old seed volume goes",
       defaultDoc: "none",
       secret: true,
-      change: "replace",
+      change: "restart",
     },
     kernel: { type: "string", doc: "direct kernel boot: the kernel's path on the host", change: "restart" },
     initrd: { type: "string", doc: "with `kernel`: the initrd's path on the host", change: "restart" },

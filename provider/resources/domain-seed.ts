@@ -20,10 +20,22 @@ export interface SeedVolume {
 
 export const seedVolumeName = (domain: string) => `${domain}-seed.iso`;
 
+/** The name of a seed that replaces another (edited cloud-init): its content's hash tells it from the one it replaces. */
+export function nextSeedName(d: DomainInputs): string {
+  const hash = crypto.createHash("sha256").update(buildSeed(d.cloudInit!, d.name).iso).digest("hex");
+  return `${d.name}-seed-${hash.slice(0, 12)}.iso`;
+}
+
 /** Uploads the seed of `d`, made through the domain's `making` so a failed create removes it. */
-export async function createSeed(lv: Libvirt, d: DomainInputs, host: string, making: Making, signal?: AbortSignal): Promise<SeedVolume & { path: string }> {
+export async function createSeed(
+  lv: Libvirt,
+  d: DomainInputs,
+  host: string,
+  making: Making,
+  signal?: AbortSignal,
+  name = seedVolumeName(d.name),
+): Promise<SeedVolume & { path: string }> {
   const s = buildSeed(d.cloudInit!, d.name);
-  const name = seedVolumeName(d.name);
   const pool = await lv.lookupPool(seedPoolFor(d));
   if (await findVolume(lv, pool, name)) {
     throw new KvmError("conflict", `seed volume "${name}" already exists in pool "${pool.name}"`, { host, fix: "Remove the stale seed volume on the host" });

@@ -103,6 +103,8 @@ export function specOf(
     type: d.type ?? "kvm",
     vcpu: d.vcpu ?? 1,
     memoryMiB: Number(d.memory ?? 512),
+    maxVcpu: d.maxVcpu ?? d.vcpu ?? 1,
+    maxMemoryMiB: Number(d.maxMemory ?? d.memory ?? 512),
     firmware: d.firmware ?? "bios",
     machine: d.machine,
     cpuMode: d.cpuMode,
@@ -157,6 +159,8 @@ export function composeOutputs(d: DomainInputs, seen: Observed, recorded: SeedRe
     autostart: seen.autostart,
     vcpu: seen.parsed.vcpu,
     memory: seen.parsed.memoryMiB,
+    maxVcpu: seen.parsed.maxVcpu,
+    maxMemory: seen.parsed.maxMemoryMiB,
     interfaces,
     ...(ipAddress ? { ipAddress } : {}),
   };

@@ -9,22 +9,22 @@ import { explain, KvmError } from "../errors";
 import { DomainRef, DomainXmlFlags, Libvirt } from "../libvirt/api";
 import { domainXml, ParsedDomain, parseDomainXml } from "../xml/domain";
 import { alreadyExists, differences, refuseAdoption } from "./adopt";
-import { checkHostHealth, Failures, hostLabel, isUnknown } from "./common";
+import { checkHostHealth, Failures, hostLabel, isUnknown, recorded } from "./common";
 import { checkInputs, DomainInputs, DomainOutputs, seedPoolFor, shutdownMs } from "./domain-inputs";
 import { leaseSnapshot, LeaseSnapshot } from "./domain-ip";
 import { isActive, stopGracefully } from "./domain-power";
-import { createSeed, deleteSeed, SeedVolume, seedVolumeName } from "./domain-seed";
+import { createSeed, deleteSeed, nextSeedName, SeedVolume, seedVolumeName } from "./domain-seed";
 import { keptMacs, resolveDisks, specOf } from "./domain-spec";
 import { volumeClaims } from "./storage";
 import { clearLeftovers, isJournalled, Making } from "./rollback";
 import { interruptible } from "./interrupt";
 import { processContext, ResourceContext } from "./context";
 import { ResourceProvider } from "./types";
+import { applyLive, refusedRestart, reportPlan, updatePlan } from "./domain-update";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "./lifecycle";
 import { removeDomain } from "./removal";
 import { definedNics, domainByUuid, findDomain, observe, observeStarted, ownedDomain, seedRecordOf } from "./domain-observe";
 import { domainDeclaration } from "./domain-properties";
-import { changedOf } from "./properties";
 import { OBJECTS } from "../kinds";
 
 export type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./domain-inputs";
@@ -52,6 +52,9 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
       for (const net of networks.slice(1)) await checkHostHealth(ctx, failures, inputs.host, seedPoolFor(inputs), net);
       // a domain new to the stack (or moving to a new name or host) must find its names free
       await checkNames(ctx.pool, failures, claimsOf, inputs, olds);
+      const previous = recorded(olds);
+      const refused = previous && !failures.length ? refusedRestart(previous, inputs) : undefined;
+      if (refused) failures.push(refused);
       return { inputs, failures };
     },
 
@@ -112,21 +115,40 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
     async update(id, olds, news) {
       // the newest credentials: a key rotated in this very update already applies
       const host = hostLabel(news.host);
+      // a new seed is made under the journal: a failed update removes it
+      const making = new Making(ctx.pool, news.host);
+      let seed = seedRecordOf(olds);
       const result = await updateRecorded(ctx.pool, recordedDomain({ ...olds, host: news.host }, id, "update"), async (lv, dom) => {
         let since: LeaseSnapshot | undefined;
         const start = async () => {
           since = await leaseSnapshot(lv, await definedNics(lv, dom));
           await lv.startDomain(dom);
         };
-        const previousXml = changedOf(domainDeclaration, olds, news, "restart").length > 0 ? await redefine(lv, dom, olds, news, host) : undefined;
+        const plan = updatePlan(olds, news);
+        // edited cloud-init: a new seed (a new instance-id) under a new name, so cloud-init runs again on the restart
+        const reseeded = plan.restartFor.includes("cloudInit");
+        const made = reseeded && news.cloudInit ? await createSeed(lv, news, host, making, undefined, nextSeedName(news)) : undefined;
+        if (reseeded) seed = seedRecordOf({ seedVolume: made?.name, seedPool: made?.pool, seedIdentity: made?.identity });
+        const previousXml = plan.restartFor.length > 0 ? await redefine(lv, dom, olds, news, host, reseeded ? { path: made?.path } : undefined) : undefined;
+        const wasActive = await isActive(lv, dom);
+        // the new definition holds the live changes too; without one they apply to the running VM
+        if (!previousXml) await applyLive(lv, dom, plan, olds, news, wasActive, host);
         // a running VM picks a new definition up only on a fresh start
-        if (previousXml && news.running !== false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
+        if (previousXml && news.running !== false && wasActive) await stopGracefully(lv, dom, shutdownMs(news), host);
         if (news.running === false && (await isActive(lv, dom))) await stopGracefully(lv, dom, shutdownMs(news), host);
         if (news.running !== false && !(await isActive(lv, dom))) await startOrRestore(lv, start, previousXml, olds.name, host);
         if (!!news.autostart !== (await lv.domainAutostart(dom))) await lv.setDomainAutostart(dom, !!news.autostart);
+        reportPlan(host, news.name, plan, !!previousXml && wasActive && news.running !== false);
+        // the new definition holds the new seed now: the old one goes
+        await making.kept();
+        if (reseeded && olds.seedVolume)
+          await deleteSeed(lv, { pool: olds.seedPool ?? seedPoolFor(olds), name: olds.seedVolume, identity: olds.seedIdentity }, host);
         return { dom, since };
+      }).catch(async (err: unknown) => {
+        await making.undo();
+        throw err;
       });
-      return { outs: await observeStarted(ctx.pool, news, result.dom, seedRecordOf(olds), result.since, "updating") };
+      return { outs: await observeStarted(ctx.pool, news, result.dom, seed, result.since, "updating") };
     },
 
     delete: (id, props) =>
@@ -203,12 +225,12 @@ export const domainProvider = createDomainProvider(processContext);
  * Redefines a domain with `news`, keeping its UUID, seed and the MACs of interfaces
  * that stay; returns the previous persistent definition.
  */
-async function redefine(lv: Libvirt, dom: DomainRef, olds: DomainOutputs, news: DomainInputs, host: string): Promise<string> {
+async function redefine(lv: Libvirt, dom: DomainRef, olds: DomainOutputs, news: DomainInputs, host: string, newSeed?: { path?: string }): Promise<string> {
   const previousXml = await lv.domainXml(dom, DomainXmlFlags.INACTIVE /* the persistent config */);
   const current = parseDomainXml(previousXml);
   const known = new Map(current.disks.map((x) => [x.path, x]));
   const disks = await resolveDisks(lv, news, host, known);
-  const seedPath = current.disks.find((x) => x.device === "cdrom" && olds.seedVolume && x.path.endsWith(`/${olds.seedVolume}`))?.path;
+  const seedPath = newSeed ? newSeed.path : current.disks.find((x) => x.device === "cdrom" && olds.seedVolume && x.path.endsWith(`/${olds.seedVolume}`))?.path;
   const macs = keptMacs(current.interfaces, news.networkInterfaces ?? []);
   await lv.defineDomain(domainXml(specOf(news, disks, seedPath, olds.resourceName ?? olds.name, macs, current.uuid)));
   return previousXml;

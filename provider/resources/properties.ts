@@ -38,6 +38,8 @@ export interface Property<I, O> {
   fields?: Record<string, { type: string; doc: string; default?: string | number | boolean }>;
   /** A difference that needs a new object though its class is milder, and when that is. */
   replaceWhen?: { doc: string; test: (olds: O, news: I) => boolean };
+  /** A live change that needs a restart after all, and when that is. */
+  restartWhen?: { doc: string; test: (olds: O, news: I) => boolean };
 }
 
 export interface Declaration<I, O> {
@@ -69,26 +71,31 @@ function unchanged<I extends object, O extends object>(key: string, p: Property<
   return deepEqual((olds as Values)[key] ?? p.default, now ?? p.default);
 }
 
-/** The properties that differ, and which of them need a new object. */
-export function changedProperties<I extends object, O extends object>(decl: Declaration<I, O>, olds: O, news: I): { changed: string[]; replaces: string[] } {
-  const changed: string[] = [];
-  const replaces: string[] = [];
-  for (const [k, p] of Object.entries<Property<I, O>>(decl.properties)) {
-    if (unchanged(k, p, olds, news)) continue;
-    changed.push(k);
-    if (p.change === "replace" || p.replaceWhen?.test(olds, news)) replaces.push(k);
-  }
-  return { changed, replaces };
+/** How this change of a property applies: its class, or the stronger one its escalation asks for. */
+function classOf<I, O>(p: Property<I, O>, olds: O, news: I): ChangeClass {
+  if (p.change === "replace" || p.replaceWhen?.test(olds, news)) return "replace";
+  if (p.change === "restart" || p.restartWhen?.test(olds, news)) return "restart";
+  return p.change;
+}
+
+/** The properties that differ, each with how its change applies. */
+export function changedProperties<I extends object, O extends object>(decl: Declaration<I, O>, olds: O, news: I): { name: string; change: ChangeClass }[] {
+  return Object.entries<Property<I, O>>(decl.properties)
+    .filter(([k, p]) => !unchanged(k, p, olds, news))
+    .map(([k, p]) => ({ name: k, change: classOf(p, olds, news) }));
 }
 
 /** The changed properties of one class (the update plan asks, e.g., whether a restart is due). */
 export function changedOf<I extends object, O extends object>(decl: Declaration<I, O>, olds: O, news: I, change: ChangeClass): string[] {
-  return changedProperties(decl, olds, news).changed.filter((k) => decl.properties[k as keyof I].change === change);
+  return changedProperties(decl, olds, news)
+    .filter((c) => c.change === change)
+    .map((c) => c.name);
 }
 
 /** diff, derived: a change of any property, the replaces by class, delete-first when the name stays. */
 export function diffOf<I extends object, O extends object>(decl: Declaration<I, O>, olds: O, news: I): DiffResult {
-  const { changed, replaces } = changedProperties(decl, olds, news);
+  const changed = changedProperties(decl, olds, news);
+  const replaces = changed.filter((c) => c.change === "replace").map((c) => c.name);
   const sameName = decl.namedBy.every((k) => deepEqual((olds as Values)[k], (news as Values)[k]));
   return { changes: changed.length > 0 || !!decl.drifted?.(olds), replaces, deleteBeforeReplace: replaces.length > 0 && sameName };
 }

@@ -45,6 +45,9 @@ export interface DomainSpec {
   type: "kvm" | "qemu";
   vcpu: number;
   memoryMiB: number;
+  /** The ceilings a running VM's vCPUs and memory can be changed up to (at least vcpu, memoryMiB). */
+  maxVcpu: number;
+  maxMemoryMiB: number;
   firmware: "bios" | "uefi";
   machine?: string;
   cpuMode?: string;
@@ -93,13 +96,36 @@ function disk(devices: XMLBuilder, d: DiskSpec, target: string, bootOrder?: numb
   if (bootOrder !== undefined) el.ele("boot", { order: String(bootOrder) });
 }
 
+function networkInterface(devices: XMLBuilder, nic: InterfaceSpec): void {
+  const el = devices.ele("interface", { type: nic.direct ? "direct" : nic.bridge ? "bridge" : "network" });
+  if (nic.mac) el.ele("mac", { address: nic.mac });
+  el.ele("source", nic.direct ? { dev: nic.direct.dev, mode: nic.direct.mode } : nic.bridge ? { bridge: nic.bridge } : { network: nic.network ?? "default" });
+  el.ele("model", { type: nic.model });
+}
+
+/** One disk's <disk> element, for attaching it to a running domain. */
+export function diskDeviceXml(d: DiskSpec, target: string): string {
+  const root = create().ele("devices");
+  disk(root, d, target);
+  return root.first().toString();
+}
+
+/** One NIC's <interface> element, for attaching it to a running domain. */
+export function interfaceDeviceXml(nic: InterfaceSpec): string {
+  const root = create().ele("devices");
+  networkInterface(root, nic);
+  return root.first().toString();
+}
+
 export function domainXml(spec: DomainSpec): string {
   const dom = create().ele("domain", { type: spec.type });
   dom.ele("name").txt(spec.name);
   if (spec.uuid) dom.ele("uuid").txt(spec.uuid);
   dom.ele("metadata").ele(OWNER_NS, `${OWNER_PREFIX}:owner`).ele(OWNER_NS, `${OWNER_PREFIX}:resource`).txt(spec.owner);
-  dom.ele("memory", { unit: "MiB" }).txt(String(spec.memoryMiB));
-  dom.ele("vcpu").txt(String(spec.vcpu));
+  // the maximum is what qemu starts with; below it, the balloon and vCPU hotplug change the VM live
+  dom.ele("memory", { unit: "MiB" }).txt(String(spec.maxMemoryMiB));
+  dom.ele("currentMemory", { unit: "MiB" }).txt(String(spec.memoryMiB));
+  dom.ele("vcpu", spec.maxVcpu > spec.vcpu ? { current: String(spec.vcpu) } : {}).txt(String(spec.maxVcpu));
   const os = dom.ele("os", spec.firmware === "uefi" ? { firmware: "efi" } : {});
   os.ele("type", { arch: "x86_64", ...(spec.machine ? { machine: spec.machine } : {}) }).txt("hvm");
   // without secure boot, whatever the machine type: libvirt would otherwise pick the
@@ -126,12 +152,7 @@ export function domainXml(spec: DomainSpec): string {
   // the boot order given, else the first disk boots, unless a kernel is given directly
   const ordered = spec.disks.some((d) => d.bootOrder !== undefined);
   all.forEach((d, i) => disk(devices, d, targets[i], spec.kernel ? undefined : ordered ? d.bootOrder : i === 0 ? 1 : undefined));
-  for (const nic of spec.interfaces) {
-    const el = devices.ele("interface", { type: nic.direct ? "direct" : nic.bridge ? "bridge" : "network" });
-    if (nic.mac) el.ele("mac", { address: nic.mac });
-    el.ele("source", nic.direct ? { dev: nic.direct.dev, mode: nic.direct.mode } : nic.bridge ? { bridge: nic.bridge } : { network: nic.network ?? "default" });
-    el.ele("model", { type: nic.model });
-  }
+  for (const nic of spec.interfaces) networkInterface(devices, nic);
   devices.ele("serial", { type: "pty" }).ele("target", { port: "0" });
   devices.ele("console", { type: "pty" }).ele("target", { type: "serial", port: "0" });
   if (spec.qemuAgent) {
@@ -147,8 +168,11 @@ export interface ParsedDomain {
   name: string;
   uuid: string;
   type: string;
+  /** vCPUs and memory now (a running VM's as it runs), and their ceilings. */
   vcpu: number;
   memoryMiB: number;
+  maxVcpu: number;
+  maxMemoryMiB: number;
   /** `backing`: the first link of the chain this definition spells out (written by us, not probed). */
   disks: { path: string; device: string; target: string; bus: string; format?: string; backing?: { path: string; format: string } }[];
   interfaces: { mac: string; network?: string; bridge?: string; direct?: string; model?: string }[];
@@ -168,13 +192,20 @@ function backingOf(disk: El): { path: string; format: string } | undefined {
 export function parseDomainXml(xml: string): ParsedDomain {
   const root = parseXml(xml);
   const devices = node(root, "devices");
-  const memKiB = Number(at(root, "memory") ?? "0") * (KIB_PER[at(root, "memory@unit") ?? "KiB"] ?? 1);
+  const mib = (el: string) => {
+    const v = at(root, el);
+    return v === undefined ? undefined : Math.round((Number(v) * (KIB_PER[at(root, `${el}@unit`) ?? "KiB"] ?? 1)) / 1024);
+  };
+  const maxVcpu = Number(at(root, "vcpu") ?? "0");
+  const maxMemoryMiB = mib("memory") ?? 0;
   return {
     name: at(root, "name") ?? "",
     uuid: at(root, "uuid") ?? "",
     type: root.getAttribute("type") ?? "",
-    vcpu: Number(at(root, "vcpu") ?? "0"),
-    memoryMiB: Math.round(memKiB / 1024),
+    vcpu: Number(at(root, "vcpu@current") ?? maxVcpu),
+    memoryMiB: mib("currentMemory") ?? maxMemoryMiB,
+    maxVcpu,
+    maxMemoryMiB,
     disks: children(devices, "disk").map((d) => ({
       path: at(d, "source@file") ?? "",
       device: d.getAttribute("device") ?? "disk",

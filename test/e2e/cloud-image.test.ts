@@ -1,8 +1,10 @@
 // A distribution-style cloud image with the real cloud-init, through the real CLI: the
 // lab's Debian 12 image (its own bootloader, Debian's cloud-init and qemu-guest-agent)
 // boots under BIOS and UEFI side by side. The test logs into each guest with the key its
-// user-data installed and reads what cloud-init did; an update keeps each guest's identity
-// and the UEFI NVRAM; destroy removes everything, NVRAM included.
+// user-data installed and reads what cloud-init did. Day 2: a vCPU, memory, a data disk and
+// a NIC are added live and the disk and NIC removed again, all in the same boot; an edit of
+// user-data restarts each VM once, cloud-init runs again, the identity and the UEFI NVRAM
+// stay; destroy removes everything, NVRAM included.
 // One leg: the guest, not the Node/SDK pair, is under test here.
 import * as assert from "assert";
 import { execFileSync } from "child_process";
@@ -77,7 +79,12 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
     volumesBefore = volumeNames(labEnv());
     domainsBefore = domainNames();
     const dir = programIn(legProject(leg), "cloud", programFiles("cloud"));
-    e = await e2eStack(dir, `cloud${tag}`, { prefix: tag, memory: "1024", publicKey: fs.readFileSync(`${key}.pub`, "utf8").trim() }, legEnv(legProject(leg)));
+    e = await e2eStack(
+      dir,
+      `cloud${tag}`,
+      { prefix: tag, memory: "1024", maxMemory: "2048", maxVcpu: "2", publicKey: fs.readFileSync(`${key}.pub`, "utf8").trim() },
+      legEnv(legProject(leg)),
+    );
     // getting-started's steps, as its text gives them: the host, the image, the public key; memory and disk as the program's defaults
     const quickstart = programIn(legProject(leg), "getting-started", {
       "Pulumi.yaml": "Pulumi.yaml",
@@ -171,19 +178,53 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
     const inode = fs.statSync(nvram).ino;
     assert.strictEqual(nvramOf(`${tag}-bios`), undefined, "no NVRAM for BIOS");
 
-    // an update: more memory; the same VMs, the same instance-id (cloud-init does not run again), the NVRAM kept
-    await stack.setConfig("memory", { value: "1152" });
-    const update = await stack.up();
-    assert.deepStrictEqual(only(update.summary.resourceChanges ?? {}), { same: 4, update: 2 });
-    assert.deepStrictEqual(update.outputs.uuids.value, uuids, "updated in place");
+    // day 2, live: a vCPU, memory, a data disk and a NIC more, then the disk and NIC gone again; the same boot throughout
+    const bootIds = Object.fromEntries(firmwares.map((fw, i) => [fw, inGuest(ips[i], "cat /proc/sys/kernel/random/boot_id")]));
+    const memTotal = (ip: string) => Number(/MemTotal:\s+(\d+) kB/.exec(inGuest(ip, "cat /proc/meminfo"))![1]);
+    const before = Object.fromEntries(firmwares.map((fw, i) => [fw, memTotal(ips[i])]));
+    await stack.setAllConfig({ vcpu: { value: "2" }, memory: { value: "1536" }, extras: { value: "true" } });
+    const grown = await stack.up();
+    assert.deepStrictEqual(only(grown.summary.resourceChanges ?? {}), { same: 4, update: 2, create: 2 });
+    assert.deepStrictEqual(grown.outputs.uuids.value, uuids, "updated in place");
     for (const [i, fw] of firmwares.entries()) {
-      const ip = (update.outputs.ips.value as string[])[i];
-      assert.match(virsh(["dominfo", `${tag}-${fw}`]), /Max memory:\s+1179648 KiB/);
+      const ip = ips[i];
+      assert.strictEqual(inGuest(ip, "cat /proc/sys/kernel/random/boot_id"), bootIds[fw], `${fw}: the same boot`);
+      assert.strictEqual(inGuest(ip, "cat /sys/devices/system/cpu/present"), "0-1", `${fw}: the guest has the second vCPU`);
+      for (let t = 0; t < 30 && inGuest(ip, "nproc") !== "2"; t++) await new Promise((r) => setTimeout(r, 2000));
+      assert.strictEqual(inGuest(ip, "nproc"), "2", `${fw}: the second vCPU is online`);
+      for (let t = 0; t < 30 && memTotal(ip) < before[fw] + 400 * 1024; t++) await new Promise((r) => setTimeout(r, 2000));
+      assert.ok(memTotal(ip) >= before[fw] + 400 * 1024, `${fw}: the balloon gave the guest about 512 MiB more (${before[fw]} → ${memTotal(ip)} kB)`);
+      assert.match(inGuest(ip, "lsblk -dn -o NAME,SIZE"), /^vdb\s+64M$/m, `${fw}: the data disk is there`);
+      assert.match(inGuest(ip, "ip -o link"), new RegExp(`52:54:00:c1:02:0${i + 1}`), `${fw}: the third NIC is there`);
+      assert.strictEqual(inGuest(ip, "cat /var/lib/cloud/data/instance-id"), instanceIds[fw], `${fw}: the same instance`);
+      assertDomainXmlValid(`${tag}-${fw}`);
+    }
+    await stack.setConfig("extras", { value: "false" });
+    const shrunk = await stack.up();
+    assert.deepStrictEqual(only(shrunk.summary.resourceChanges ?? {}), { same: 4, update: 2, delete: 2 });
+    for (const [i, fw] of firmwares.entries()) {
+      const ip = ips[i];
+      assert.strictEqual(inGuest(ip, "cat /proc/sys/kernel/random/boot_id"), bootIds[fw], `${fw}: still the same boot`);
+      assert.doesNotMatch(inGuest(ip, "lsblk -dn -o NAME"), /^vdb$/m, `${fw}: the data disk is gone`);
+      assert.doesNotMatch(inGuest(ip, "ip -o link"), new RegExp(`52:54:00:c1:02:0${i + 1}`), `${fw}: the third NIC is gone`);
+      assert.strictEqual(inGuest(ip, "cat /var/lib/pulumi-kvm-runcmd"), "ran", `${fw}: runcmd did not run again`);
+    }
+    assert.deepStrictEqual(only((await stack.preview()).changeSummary), { same: 6 }, "no diff after the live updates");
+
+    // an edit of user-data: one restart, a new seed, cloud-init runs again; the same VMs, MACs and NVRAM
+    const macsBefore = firmwares.map((fw) => virsh(["domiflist", `${tag}-${fw}`]));
+    await stack.setConfig("edit", { value: "edited" });
+    const edited = await stack.up();
+    assert.deepStrictEqual(only(edited.summary.resourceChanges ?? {}), { same: 4, update: 2 });
+    assert.deepStrictEqual(edited.outputs.uuids.value, uuids, "the same VMs");
+    for (const [i, fw] of firmwares.entries()) {
+      const ip = (edited.outputs.ips.value as string[])[i];
+      assert.strictEqual(virsh(["domiflist", `${tag}-${fw}`]), macsBefore[i], `${fw}: the same NICs and MACs`);
       await login(ip);
       inGuest(ip, "cloud-init status --wait");
-      assert.strictEqual(inGuest(ip, "cat /var/lib/cloud/data/instance-id"), instanceIds[fw], `${fw}: the same instance`);
-      assert.strictEqual(inGuest(ip, "cat /var/lib/pulumi-kvm-runcmd"), "ran", `${fw}: runcmd did not run again`);
-      assert.match(inGuest(ip, "cat /proc/meminfo | head -1"), /MemTotal:\s+1\d{6} kB/, `${fw}: the guest sees the new memory`);
+      assert.notStrictEqual(inGuest(ip, "cat /proc/sys/kernel/random/boot_id"), bootIds[fw], `${fw}: restarted`);
+      assert.strictEqual(inGuest(ip, "cat /etc/pulumi-kvm-edit"), "edited", `${fw}: the edited user-data's file`);
+      assert.notStrictEqual(inGuest(ip, "cat /var/lib/cloud/data/instance-id"), instanceIds[fw], `${fw}: a new instance-id`);
       assertDomainXmlValid(`${tag}-${fw}`);
     }
     assert.strictEqual(nvramOf(`${tag}-uefi`), nvram, "the same NVRAM path");

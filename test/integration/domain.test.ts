@@ -8,6 +8,7 @@ import { domainProvider, DomainInputs, DomainOutputs } from "../../provider/reso
 import { imageProvider, ImageInputs, ImageOutputs } from "../../provider/resources/image";
 import { volumeProvider, VolumeInputs, VolumeOutputs } from "../../provider/resources/volume";
 import { checked } from "../support/checked";
+import { setLogSink } from "../../provider/log";
 import { labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
 import { domainNames, leases, virsh, volumeNames } from "../support/virsh";
@@ -114,6 +115,100 @@ describe("Domain", function () {
     assert.strictEqual(outs.state, "running");
     assert.match(virsh(["dominfo", web.name]), /CPU\(s\):\s+2/);
     assert.notStrictEqual(leaseOf()?.expiry, before.expiry, "waitForIp waited for the restarted guest's new lease, not the old one");
+    web = outs;
+  });
+
+  it("applies vcpu and memory within maxVcpu and maxMemory to the running VM: the same qemu, live and persistent definitions agree", async () => {
+    // raising the ceilings is a restart (a new qemu), and says so
+    const ceilings = await checked(domainProvider, { ...web, maxVcpu: 3, maxMemory: "512MiB" }, web);
+    const lines: string[] = [];
+    setLogSink((l) => lines.push(l));
+    try {
+      web = (await domainProvider.update(web.uuid, web, ceilings)).outs;
+      assert.ok(
+        lines.some((l) => /restarted for: maxVcpu, maxMemory/.test(l)),
+        lines.join("\n"),
+      );
+      const id = virsh(["domid", web.name]);
+      lines.length = 0;
+      const news = await checked(domainProvider, { ...web, vcpu: 3, memory: "400MiB" }, web);
+      const { outs } = await domainProvider.update(web.uuid, web, news);
+      assert.ok(lines.some((l) => /applied live: vcpu, memory/.test(l)) && !lines.some((l) => /restarted/.test(l)), lines.join("\n"));
+      assert.strictEqual(virsh(["domid", web.name]), id, "the same qemu runs: nothing restarted");
+      assert.deepStrictEqual([outs.vcpu, outs.memory, outs.maxVcpu, outs.maxMemory], [3, 400, 3, 512]);
+      assert.strictEqual(virsh(["vcpucount", web.name, "--live", "--active"]), "3");
+      assert.strictEqual(virsh(["vcpucount", web.name, "--config", "--active"]), "3");
+      assert.match(virsh(["dumpxml", "--inactive", web.name]), /<currentMemory unit='KiB'>409600<\/currentMemory>/);
+      assert.match(virsh(["dumpxml", web.name]), /<currentMemory unit='KiB'>409600<\/currentMemory>/);
+      web = outs;
+      // a second look sees no change: what libvirt reports is what was asked
+      const again = await checked(domainProvider, { ...web }, web);
+      assert.strictEqual((await domainProvider.diff(web.uuid, (await domainProvider.read(web.uuid, web)).props, again)).changes, false);
+    } finally {
+      setLogSink(undefined);
+    }
+  });
+
+  it("attaches a data disk and a second NIC to the running VM, and detaches them again: the same qemu, live and persistent definitions agree", async () => {
+    const lab = labEnv();
+    const id = virsh(["domid", web.name]);
+    const data = await disk(`${tag}-hot.qcow2`);
+    const pinned = "52:54:00:5e:00:42";
+    const added = await checked(
+      domainProvider,
+      { ...web, disks: [...web.disks, diskOf(data)], networkInterfaces: [...(web.networkInterfaces ?? []), { network: lab.network, mac: pinned }] },
+      web,
+    );
+    assert.deepStrictEqual((await domainProvider.diff(web.uuid, web, added)).replaces, []);
+    const plugged = (await domainProvider.update(web.uuid, web, added)).outs;
+    assert.strictEqual(virsh(["domid", web.name]), id, "nothing restarted");
+    for (const flags of [[], ["--inactive"]]) {
+      const x = virsh(["dumpxml", ...flags, web.name]);
+      assert.ok(x.includes(data.path), `the data disk is in the ${flags.length ? "persistent" : "live"} definition`);
+      assert.ok(x.includes(pinned), `the NIC is in the ${flags.length ? "persistent" : "live"} definition`);
+    }
+    assert.deepStrictEqual(
+      plugged.interfaces.map((i) => i.mac),
+      [web.interfaces[0].mac, pinned],
+    );
+    const removed = await checked(domainProvider, { ...plugged, disks: web.disks, networkInterfaces: web.networkInterfaces }, plugged);
+    web = (await domainProvider.update(web.uuid, plugged, removed)).outs;
+    assert.strictEqual(virsh(["domid", web.name]), id, "nothing restarted");
+    for (const flags of [[], ["--inactive"]]) {
+      const x = virsh(["dumpxml", ...flags, web.name]);
+      assert.ok(!x.includes(data.path) && !x.includes(pinned), `both are gone from the ${flags.length ? "persistent" : "live"} definition`);
+    }
+    assert.strictEqual(web.interfaces.length, 1);
+  });
+
+  it("with restartPolicy never, check refuses a change that needs a restart, naming it, and lets a live one through", async () => {
+    const restart = await domainProvider.check(web, { ...web, restartPolicy: "never", maxVcpu: 4 });
+    assert.deepStrictEqual(
+      restart.failures.map((f) => f.property),
+      ["maxVcpu"],
+    );
+    assert.match(restart.failures[0].reason, /maxVcpu cannot change without restarting domain .*restartPolicy is "never"/);
+    const live = await domainProvider.check(web, { ...web, restartPolicy: "never", vcpu: 2 });
+    assert.deepStrictEqual(live.failures, []);
+  });
+
+  it("writes an edited cloud-init as a new seed and restarts the VM: the guest reads the new data, UUID and MAC stay, the old seed goes", async () => {
+    const lab = labEnv();
+    const hostname = `${tag}-web2`;
+    const mac = web.interfaces[0].mac;
+    const news = await checked(domainProvider, { ...web, cloudInit: { hostname, userData: "#cloud-config\n" } }, web);
+    assert.deepStrictEqual((await domainProvider.diff(web.uuid, web, news)).replaces, [], "an edit is no replacement");
+    const { outs } = await domainProvider.update(web.uuid, web, news);
+    assert.strictEqual(outs.uuid, web.uuid);
+    assert.strictEqual(outs.interfaces[0].mac, mac);
+    assert.notStrictEqual(outs.seedVolume, web.seedVolume);
+    const vols = volumeNames(lab);
+    assert.ok(vols.includes(outs.seedVolume!) && !vols.includes(web.seedVolume!), `new seed in, old seed out: ${vols.join(", ")}`);
+    assert.ok(virsh(["dumpxml", "--inactive", web.name]).includes(`/${outs.seedVolume}`));
+    const lease = leases(lab.network).find((l) => l.mac === mac);
+    assert.strictEqual(lease?.hostname, hostname, "the restarted guest read the new seed");
+    // the cleanup deletes what the record now names
+    domains[domains.findIndex((d) => d.uuid === web.uuid)] = outs;
     web = outs;
   });
 

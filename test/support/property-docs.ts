@@ -32,7 +32,7 @@ function defaultOf(p: Property<unknown, unknown>): string {
 
 function changeOf(p: Property<unknown, unknown>): string {
   if (p.hint) return "not compared";
-  return CHANGES[p.change] + (p.replaceWhen ? `; replaces on ${p.replaceWhen.doc}` : "");
+  return CHANGES[p.change] + (p.restartWhen ? `; a restart for ${p.restartWhen.doc}` : "") + (p.replaceWhen ? `; replaces on ${p.replaceWhen.doc}` : "");
 }
 
 /** One kind's reference table: every input a user writes, its type, default and how a change applies. */

@@ -55,6 +55,7 @@ describe("SDK docs", () => {
         if (p.hint) assert.match(doc, /not compared/i, `${decl.kind}Args.${name}`);
         else assert.match(doc, SAYS[p.change], `${decl.kind}Args.${name} must say it ${p.change}s (${doc})`);
         if (p.replaceWhen) assert.match(doc, SAYS.replace, `${decl.kind}Args.${name} must say when it replaces`);
+        if (p.restartWhen) assert.match(doc, SAYS.restart, `${decl.kind}Args.${name} must say when it restarts`);
       }
     });
   }

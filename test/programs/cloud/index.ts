@@ -6,7 +6,10 @@
 // address only the guest agent can tell.
 //   prefix       names of every object (a per-run tag)
 //   publicKey    the key user-data installs for the default user
-//   memory       MiB of each VM (the update step changes it)
+//   memory       MiB of each VM, vcpu its vCPUs (the update steps change them live)
+//   maxMemory, maxVcpu   their ceilings
+//   extras       "true": a data disk and a third NIC, attached to the running VMs
+//   edit         a line user-data writes to /etc/pulumi-kvm-edit (an edit of cloud-init)
 import * as pulumi from "@pulumi/pulumi";
 import * as kvm from "pulumi-kvm";
 import { lab, labHost } from "./lab";
@@ -25,18 +28,24 @@ const vms = firmwares.map(({ firmware, n, source }) => {
   const name = `${prefix}-${firmware}`;
   const macs = [`52:54:00:c1:00:0${n}`, `52:54:00:c1:01:0${n}`];
   const disk = new kvm.Volume(`${name}-disk`, { host, baseImage: image, capacity: "4GiB" });
+  const extras = config.getBoolean("extras");
+  const data = extras ? [{ volume: new kvm.Volume(`${name}-data`, { host, capacity: "64MiB" }) }] : [];
+  const edit = config.get("edit");
   return new kvm.Domain(name, {
     host,
     type: "qemu",
     firmware,
-    vcpu: 1,
+    vcpu: config.getNumber("vcpu") ?? 1,
     memory: Number(config.require("memory")),
+    maxVcpu: config.getNumber("maxVcpu"),
+    maxMemory: config.getNumber("maxMemory"),
     qemuAgent: true,
     shutdownTimeout: "90s",
-    disks: [{ volume: disk }],
+    disks: [{ volume: disk }, ...data],
     networkInterfaces: [
       firmware === "uefi" ? { direct: { dev: lab.KVM_LAB_DIRECT_DEV }, mac: macs[0] } : { network: lab.KVM_LAB_NETWORK, mac: macs[0] },
       { network: lab.KVM_LAB_NETWORK_NODHCP, mac: macs[1] },
+      ...(extras ? [{ network: lab.KVM_LAB_NETWORK_NODHCP, mac: `52:54:00:c1:02:0${n}` }] : []),
     ],
     cloudInit: {
       hostname: `e2e-${firmware}`,
@@ -47,6 +56,7 @@ const vms = firmwares.map(({ firmware, n, source }) => {
         "write_files:",
         "  - path: /etc/pulumi-kvm-e2e",
         `    content: "written for ${firmware}\\n"`,
+        ...(edit ? ["  - path: /etc/pulumi-kvm-edit", `    content: "${edit}\\n"`] : []),
         "runcmd:",
         "  - [sh, -c, 'echo ran >> /var/lib/pulumi-kvm-runcmd']",
         "",

@@ -1,0 +1,82 @@
+// What an update of a domain does, from the declaration's classes: the changes applied to
+// the running VM and its definition (vCPUs and memory within their ceilings), and those
+// that need the definition rewritten and one graceful restart for all of them.
+import { KvmError } from "../errors";
+import { DomainRef, DomainXmlFlags, Impact, Libvirt } from "../libvirt/api";
+import { parseDomainXml } from "../xml/domain";
+import { applyDeviceChanges, deviceChanges } from "./domain-devices";
+import { resolveDisks } from "./domain-spec";
+import { log } from "../log";
+import type { DomainInputs, DomainOutputs } from "./domain-inputs";
+import { domainDeclaration } from "./domain-properties";
+import { changedOf } from "./properties";
+
+export interface UpdatePlan {
+  /** The changed inputs that need a redefinition and a restart. */
+  restartFor: string[];
+  /** The changed inputs applied live (power state and autostart included). */
+  live: string[];
+}
+
+export function updatePlan(olds: DomainOutputs, news: DomainInputs): UpdatePlan {
+  return { restartFor: changedOf(domainDeclaration, olds, news, "restart"), live: changedOf(domainDeclaration, olds, news, "live") };
+}
+
+/** check with restartPolicy "never": a change that would restart the VM fails the preview, naming what needs it. */
+export function refusedRestart(olds: DomainOutputs, news: DomainInputs): { property: string; reason: string } | undefined {
+  if (news.restartPolicy !== "never") return undefined;
+  const { restartFor } = updatePlan(olds, news);
+  if (restartFor.length === 0) return undefined;
+  return {
+    property: restartFor[0],
+    reason: `${restartFor.join(", ")} cannot change without restarting domain ${news.name}, and restartPolicy is "never": nothing was changed. Change only what applies live (within maxVcpu and maxMemory), or allow the restart (restartPolicy: "allowed")`,
+  };
+}
+
+/**
+ * Applies the live changes to the running VM and its definition, or to the definition of a
+ * stopped one: vCPUs and memory, then disks and NICs attached and detached.
+ */
+export async function applyLive(
+  lv: Libvirt,
+  dom: DomainRef,
+  plan: UpdatePlan,
+  olds: DomainOutputs,
+  news: DomainInputs,
+  active: boolean,
+  host: string,
+): Promise<void> {
+  const impact = active ? Impact.LIVE | Impact.CONFIG : Impact.CONFIG;
+  await applyCpuAndMemory(lv, dom, plan, news, impact, host);
+  const devices = plan.live.includes("disks") || plan.live.includes("networkInterfaces") ? deviceChanges(olds, news) : undefined;
+  if (!devices) return;
+  const known = parseDomainXml(await lv.domainXml(dom, DomainXmlFlags.INACTIVE));
+  const resolved = await resolveDisks(lv, news, host, new Map(known.disks.map((x) => [x.path, x])));
+  await applyDeviceChanges(lv, dom, devices, resolved, news, active, host);
+}
+
+async function applyCpuAndMemory(lv: Libvirt, dom: DomainRef, plan: UpdatePlan, news: DomainInputs, impact: number, host: string): Promise<void> {
+  try {
+    if (plan.live.includes("vcpu")) await lv.setDomainVcpus(dom, news.vcpu ?? 1, impact);
+    if (plan.live.includes("memory")) await lv.setDomainMemory(dom, BigInt(Number(news.memory ?? 512) * 1024), impact);
+  } catch (err) {
+    throw new KvmError(
+      "permanent",
+      `domain ${news.name}: applying ${plan.live.filter((k) => k === "vcpu" || k === "memory").join(" and ")} live failed: ${(err as Error).message}`,
+      {
+        host,
+        fix: "The guest may lack CPU or memory hotplug support; set maxVcpu/maxMemory equal to vcpu/memory to apply such changes with a restart",
+        cause: err,
+      },
+    );
+  }
+}
+
+/** The update's log line: what applied live and what needed the restart. */
+export function reportPlan(host: string, name: string, plan: UpdatePlan, restarted: boolean): void {
+  const parts = [
+    ...(plan.live.length ? [`applied live: ${plan.live.join(", ")}`] : []),
+    ...(plan.restartFor.length ? [`${restarted ? "restarted" : "redefined (it is not running)"} for: ${plan.restartFor.join(", ")}`] : []),
+  ];
+  if (parts.length) log(`host=${host} domain ${name}: ${parts.join("; ")}`, 0);
+}
