@@ -86,11 +86,7 @@ export async function applyDeviceChanges(
   const pinned = new Set((news.networkInterfaces ?? []).map((n) => n.mac?.toLowerCase()).filter(Boolean));
   for (const n of changes.detachNics) {
     const onHost = current.interfaces.find(
-      (i) =>
-        (i.network ?? "") === (n.network ?? "") &&
-        (i.bridge ?? "") === (n.bridge ?? "") &&
-        (i.direct ?? "") === (n.direct?.dev ?? "") &&
-        (n.mac ? i.mac.toLowerCase() === n.mac.toLowerCase() : !pinned.has(i.mac.toLowerCase())),
+      (i) => pluggedInto(i, n) && (n.mac ? i.mac.toLowerCase() === n.mac.toLowerCase() : !pinned.has(i.mac.toLowerCase())),
     );
     if (!onHost) continue;
     const xml = interfaceDeviceXml({
@@ -119,6 +115,13 @@ export async function applyDeviceChanges(
     };
     await lv.attachDevice(dom, interfaceDeviceXml(nic), impact);
   }
+}
+
+/** Whether a NIC of the running VM is plugged where `n` asks (a running network NIC also names its network's bridge). */
+function pluggedInto(i: { network?: string; bridge?: string; direct?: string }, n: InterfaceInput): boolean {
+  if (n.direct) return i.direct === n.direct.dev;
+  if (n.bridge) return i.network === undefined && i.bridge === n.bridge;
+  return i.network === (n.network ?? "default");
 }
 
 /** The first target name of the bus's prefix that no device has (vdb after vda). */
