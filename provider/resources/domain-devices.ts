@@ -72,12 +72,15 @@ export async function applyDeviceChanges(
   host: string,
 ): Promise<void> {
   const impact = active ? Impact.LIVE | Impact.CONFIG : Impact.CONFIG;
-  const current = parseDomainXml(await lv.domainXml(dom, active ? 0 : DomainXmlFlags.INACTIVE));
+  // a device may be in one of them only (a detach the guest acknowledged after an update gave up waiting)
+  const defined = parseDomainXml(await lv.domainXml(dom, DomainXmlFlags.INACTIVE));
+  const running = active ? parseDomainXml(await lv.domainXml(dom, 0)) : defined;
+  const both = { disks: [...running.disks, ...defined.disks], interfaces: [...running.interfaces, ...defined.interfaces] };
   for (const d of changes.detachDisks) {
     const pool = await findPool(lv, d.pool ?? "default");
     const vol = pool && (await findVolume(lv, pool, d.volume));
     const path = vol && (await lv.volumePath(vol));
-    const onHost = current.disks.find((x) => x.path === path);
+    const onHost = both.disks.find((x) => x.path === path);
     if (!onHost) continue; // detached already
     const xml = diskDeviceXml({ path: onHost.path, format: onHost.format ?? "raw", device: "disk", bus: onHost.bus as DiskSpec["bus"] }, onHost.target);
     await detach(lv, dom, xml, active, host, `disk ${d.volume} (${onHost.target})`, news.name, (x) => x.disks.some((k) => k.target === onHost.target));
@@ -85,9 +88,7 @@ export async function applyDeviceChanges(
   // a removed NIC without a pinned MAC is the one on its network whose MAC no remaining NIC pins
   const pinned = new Set((news.networkInterfaces ?? []).map((n) => n.mac?.toLowerCase()).filter(Boolean));
   for (const n of changes.detachNics) {
-    const onHost = current.interfaces.find(
-      (i) => pluggedInto(i, n) && (n.mac ? i.mac.toLowerCase() === n.mac.toLowerCase() : !pinned.has(i.mac.toLowerCase())),
-    );
+    const onHost = both.interfaces.find((i) => pluggedInto(i, n) && (n.mac ? i.mac.toLowerCase() === n.mac.toLowerCase() : !pinned.has(i.mac.toLowerCase())));
     if (!onHost) continue;
     const xml = interfaceDeviceXml({
       network: onHost.network,
@@ -98,7 +99,7 @@ export async function applyDeviceChanges(
     });
     await detach(lv, dom, xml, active, host, `interface ${onHost.mac}`, news.name, (x) => x.interfaces.some((i) => i.mac === onHost.mac));
   }
-  const used = current.disks.map((x) => x.target);
+  const used = both.disks.map((x) => x.target);
   for (const d of changes.attachDisks) {
     const spec = resolved[news.disks.findIndex((x) => diskKey(x) === diskKey(d))];
     const target = freeTarget(used, spec.bus);
@@ -130,7 +131,10 @@ function freeTarget(used: string[], bus: DiskSpec["bus"]): string {
   return names.find((n) => !used.includes(n))!;
 }
 
-/** Detaches live, waits for the guest to let go, then from the definition; the definition is untouched when the guest does not. */
+/**
+ * Detaches live (when the running VM has the device) and waits for the guest to let go, then
+ * from the definition (when it has it): the definition is untouched when the guest does not.
+ */
 async function detach(
   lv: Libvirt,
   dom: DomainRef,
@@ -141,18 +145,19 @@ async function detach(
   name: string,
   present: (d: ReturnType<typeof parseDomainXml>) => boolean,
 ): Promise<void> {
-  if (active) {
+  const runningHas = async () => present(parseDomainXml(await lv.domainXml(dom, 0)));
+  if (active && (await runningHas())) {
     await lv.detachDevice(dom, xml, Impact.LIVE);
     const deadline = Date.now() + DETACH_WAIT_MS;
-    while (present(parseDomainXml(await lv.domainXml(dom, 0)))) {
+    while (await runningHas()) {
       if (Date.now() > deadline) {
         throw new KvmError("timeout", `domain ${name}: the guest did not release ${what} within ${DETACH_WAIT_MS / 1000} s; its definition is unchanged`, {
           host,
-          fix: "The guest must support hot-unplug (ACPI, a Linux kernel does); stop using the device in the guest, or set running: false for the change, then pulumi up again",
+          fix: "The guest must support hot-unplug (ACPI; a Linux kernel does) and be running, not paused; stop using the device in the guest, or set running: false for the change, then pulumi up again",
         });
       }
       await new Promise((r) => setTimeout(r, 500));
     }
   }
-  await lv.detachDevice(dom, xml, Impact.CONFIG);
+  if (present(parseDomainXml(await lv.domainXml(dom, DomainXmlFlags.INACTIVE)))) await lv.detachDevice(dom, xml, Impact.CONFIG);
 }

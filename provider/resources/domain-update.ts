@@ -6,7 +6,7 @@ import { DomainRef, DomainXmlFlags, Impact, Libvirt } from "../libvirt/api";
 import { parseDomainXml } from "../xml/domain";
 import { applyDeviceChanges, deviceChanges } from "./domain-devices";
 import { resolveDisks } from "./domain-spec";
-import { log } from "../log";
+import { log, warn } from "../log";
 import type { DomainInputs, DomainOutputs } from "./domain-inputs";
 import { domainDeclaration } from "./domain-properties";
 import { changedOf } from "./properties";
@@ -60,16 +60,41 @@ async function applyCpuAndMemory(lv: Libvirt, dom: DomainRef, plan: UpdatePlan, 
     if (plan.live.includes("vcpu")) await lv.setDomainVcpus(dom, news.vcpu ?? 1, impact);
     if (plan.live.includes("memory")) await lv.setDomainMemory(dom, BigInt(Number(news.memory ?? 512) * 1024), impact);
   } catch (err) {
-    throw new KvmError(
-      "permanent",
-      `domain ${news.name}: applying ${plan.live.filter((k) => k === "vcpu" || k === "memory").join(" and ")} live failed: ${(err as Error).message}`,
-      {
-        host,
-        fix: "The guest may lack CPU or memory hotplug support; set maxVcpu/maxMemory equal to vcpu/memory to apply such changes with a restart",
-        cause: err,
-      },
-    );
+    throw liveFailure(news, plan, host, err);
   }
+  // a hot-added vCPU starts offline in the guest (Debian's cloud image has no rule that onlines it): the agent brings it online
+  if (plan.live.includes("vcpu") && impact & Impact.LIVE && news.qemuAgent) await onlineInGuest(lv, dom, news, host);
+}
+
+/** Asks the guest agent to bring the vCPUs online, while the guest takes in the hot-added ones; says so when it cannot. */
+async function onlineInGuest(lv: Libvirt, dom: DomainRef, news: DomainInputs, host: string): Promise<void> {
+  let last: Error | undefined;
+  for (let attempt = 0; attempt < GUEST_ONLINE_ATTEMPTS; attempt++) {
+    try {
+      await lv.setDomainVcpus(dom, news.vcpu ?? 1, VCPU_GUEST);
+      return;
+    } catch (err) {
+      last = err as Error;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+  warn(
+    `${host}: domain ${news.name} has ${news.vcpu} vCPUs, but the guest agent did not bring them online (${last?.message}); online them in the guest (/sys/devices/system/cpu/cpuN/online)`,
+  );
+}
+
+const GUEST_ONLINE_ATTEMPTS = 10;
+
+/** virDomainVcpuFlags' GUEST: the count the guest has online, set through its agent. */
+const VCPU_GUEST = 8;
+
+function liveFailure(news: DomainInputs, plan: UpdatePlan, host: string, err: unknown): KvmError {
+  const what = plan.live.filter((k) => k === "vcpu" || k === "memory").join(" and ");
+  return new KvmError("permanent", `domain ${news.name}: applying ${what} live failed: ${(err as Error).message}`, {
+    host,
+    fix: "The guest may lack CPU or memory hotplug support; set maxVcpu/maxMemory equal to vcpu/memory to apply such changes with a restart",
+    cause: err,
+  });
 }
 
 /** The update's log line: what applied live and what needed the restart. */

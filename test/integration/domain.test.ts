@@ -186,6 +186,31 @@ describe("Domain", function () {
     assert.strictEqual(web.interfaces.length, 1);
   });
 
+  it("fails a detach the guest does not acknowledge (a paused VM), naming the domain, with its definition unchanged; the next update finishes it", async () => {
+    const lab = labEnv();
+    const pinned = "52:54:00:5e:00:43";
+    const withNic = await checked(
+      domainProvider,
+      { ...web, networkInterfaces: [...(web.networkInterfaces ?? []), { network: lab.network, mac: pinned }] },
+      web,
+    );
+    const plugged = (await domainProvider.update(web.uuid, web, withNic)).outs;
+    const without = await checked(domainProvider, { ...plugged, networkInterfaces: web.networkInterfaces }, plugged);
+    virsh(["suspend", web.name]);
+    try {
+      await assert.rejects(domainProvider.update(web.uuid, plugged, without), (err: Error) => {
+        assert.match(err.message, new RegExp(`domain ${web.name}: the guest did not release interface ${pinned} within 30 s; its definition is unchanged`));
+        return true;
+      });
+      assert.ok(virsh(["dumpxml", "--inactive", web.name]).includes(pinned), "the definition still has the NIC");
+    } finally {
+      virsh(["resume", web.name]);
+    }
+    // the resumed guest lets go of the NIC it was asked to release; the next update takes it out of the definition too
+    web = (await domainProvider.update(web.uuid, plugged, without)).outs;
+    for (const flags of [[], ["--inactive"]]) assert.ok(!virsh(["dumpxml", ...flags, web.name]).includes(pinned));
+  });
+
   it("with restartPolicy never, check refuses a change that needs a restart, naming it, and lets a live one through", async () => {
     const restart = await domainProvider.check(web, { ...web, restartPolicy: "never", maxVcpu: 4 });
     assert.deepStrictEqual(
