@@ -43,6 +43,8 @@ export async function updateRecorded<R, T>(
     return await pool.run(
       object.host,
       async (lv) => {
+        // an update may make objects too (a domain's new seed): a leftover of one that failed goes first
+        await clearLeftovers(object.host, lv);
         const { ref } = await object.find(lv);
         if (ref === undefined) throw recordedGone(host, object.what);
         return apply(lv, ref);
