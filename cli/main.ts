@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// `pulumi-kvm` command line. Subcommands: health.
+// `pulumi-kvm` command line. Subcommands: health, console, snapshot.
+import { consoleCommand } from "./console";
 import { healthCommand } from "./health";
+import { snapshotCommand } from "./snapshot";
 
 const USAGE = `pulumi-kvm ${version()}: KVM virtual machines on libvirt hosts over SSH, from Pulumi.
 
@@ -9,12 +11,16 @@ usage: pulumi-kvm <command> [options]
 commands:
   health    check libvirt hosts, or every host and resource of a stack
             (pulumi-kvm health --help)
+  console   print what a VM's serial console shows, read only
+            (pulumi-kvm console --help)
+  snapshot  list a VM's snapshots, or revert it to one
+            (pulumi-kvm snapshot --help)
 
 options:
   -h, --help     this help
   -v, --version  the installed version
 
-The resources (Image, Volume, Domain, StoragePool, Network) are used from a Pulumi program:
+The resources (Image, Volume, Domain, StoragePool, Network, Snapshot) are used from a Pulumi program:
   import * as kvm from "pulumi-kvm";
 Documentation: the docs/ folder of the package (connection, resources, health,
 troubleshooting).
@@ -29,6 +35,10 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "health":
       return healthCommand(rest);
+    case "console":
+      return consoleCommand(rest);
+    case "snapshot":
+      return snapshotCommand(rest);
     case "-v":
     case "--version":
       process.stdout.write(`${version()}\n`);

@@ -5,9 +5,8 @@ import { execFile } from "child_process";
 import * as path from "path";
 import { promisify } from "util";
 import { HostHealth } from "../provider/health/check";
-import { isActiveState } from "../provider/resources/domain-power";
 import { HostPool } from "../provider/pool/host-pool";
-import { isLibvirtError, Libvirt } from "../provider/libvirt/api";
+import { describeState, DomainState, isLibvirtError, Libvirt } from "../provider/libvirt/api";
 import { HostConfig, hostIdentity, resolveHost } from "../provider/ssh/host";
 import { GONE_CODES, isKind, Kind } from "../provider/kinds";
 import type { LoginOverrides } from "./health-args";
@@ -32,6 +31,8 @@ interface StackResource {
   host: HostConfig;
   /** A domain's recorded running state, a pool's or network's "is active". */
   running?: boolean;
+  /** A snapshot's domain. */
+  domain?: string;
 }
 
 export interface StackTargets {
@@ -66,24 +67,31 @@ export function recordedResources(state: any): StackResource[] {
     .map((r) => {
       const o = unwrapSecrets(r.outputs);
       const kind = o.kvmKind as StackResource["kind"];
-      const pool = kind === "StoragePool" ? o.name : kind === "Network" ? undefined : (o.pool ?? "default");
+      const pool = kind === "StoragePool" ? o.name : kind === "Network" || kind === "Snapshot" ? undefined : (o.pool ?? "default");
       const running = kind === "StoragePool" ? o.state === "running" : kind === "Network" ? o.active : o.running;
-      return { urn: r.urn, kind, name: o.name, pool, host: o.host, running };
+      return { urn: r.urn, kind, name: o.name, pool, host: o.host, running, domain: o.domain };
     });
 }
 
-/** Whether the resource's object runs on the host (a domain, pool or network); undefined for volumes. Throws when it is gone. */
-async function activeOnHost(lv: Libvirt, r: StackResource): Promise<boolean | undefined> {
+/** Whether the resource's object runs on the host (a domain, pool or network) and what the host says of it; undefined for volumes. Throws when it is gone. */
+async function stateOnHost(lv: Libvirt, r: StackResource): Promise<{ active: boolean; said: string } | undefined> {
+  const activity = (active: boolean) => ({ active, said: active ? "active" : "not active" });
   switch (r.kind) {
-    case "Domain":
-      return isActiveState((await lv.domainState(await lv.lookupDomain(r.name))).state);
+    case "Domain": {
+      // a paused or crashed VM is not running, whatever qemu holds
+      const s = await lv.domainState(await lv.lookupDomain(r.name));
+      return { active: s.state === DomainState.RUNNING || s.state === DomainState.BLOCKED, said: describeState(s) };
+    }
     case "StoragePool":
-      return lv.poolIsActive(await lv.lookupPool(r.name));
+      return activity(await lv.poolIsActive(await lv.lookupPool(r.name)));
     case "Network":
-      return lv.networkIsActive(await lv.lookupNetwork(r.name));
+      return activity(await lv.networkIsActive(await lv.lookupNetwork(r.name)));
     case "Image":
     case "Volume":
       await lv.lookupVolume(await lv.lookupPool(r.pool!), r.name);
+      return undefined;
+    case "Snapshot":
+      await lv.lookupSnapshot(await lv.lookupDomain(r.domain!), r.name);
       return undefined;
   }
 }
@@ -113,6 +121,18 @@ function reachable(host: HostConfig, cwd: string, login: LoginOverrides): HostCo
   return out;
 }
 
+/** The host a stack recorded for its Domain named `name`, as this command reaches it. */
+export async function recordedDomainHost(stack: string, cwd: string, login: LoginOverrides, name: string): Promise<HostConfig> {
+  const domains = recordedResources(await exportStack(stack, cwd)).filter((r) => r.kind === "Domain");
+  const found = domains.filter((r) => r.name === name);
+  if (found.length === 0)
+    throw new Error(
+      `stack "${stack}" has no Domain named "${name}" (its domains: ${domains.map((d) => d.name).join(", ") || "none"}); name one of them, or give --host`,
+    );
+  if (new Set(found.map((r) => hostKey(r.host))).size > 1) throw new Error(`stack "${stack}" has a Domain named "${name}" on several hosts; give --host`);
+  return reachable(found[0].host, cwd, login);
+}
+
 export async function stackTargets(stack: string, cwd: string, login: LoginOverrides = {}): Promise<StackTargets> {
   const recorded = recordedResources(await exportStack(stack, cwd)).map((r) => ({ ...r, host: reachable(r.host, cwd, login) }));
   // each host is checked with the first pool the stack uses there (none when it only has networks)
@@ -136,13 +156,13 @@ export async function stackTargets(stack: string, cwd: string, login: LoginOverr
             return await pool.probe(
               r.host,
               async (lv): Promise<ResourceReport> => {
-                const active = await activeOnHost(lv, r);
-                if (active === undefined) return { ...base, status: "ok" };
-                const word = r.kind === "Domain" ? ["running", "stopped", "not running"] : ["active", "inactive", "not active"];
-                if (r.running !== undefined && active !== r.running) {
-                  return { ...base, status: "drift", detail: `recorded ${r.running ? word[0] : word[1]}, host says ${active ? word[0] : word[2]}` };
+                const seen = await stateOnHost(lv, r);
+                if (seen === undefined) return { ...base, status: "ok" };
+                const word = r.kind === "Domain" ? ["running", "stopped"] : ["active", "inactive"];
+                if (r.running !== undefined && seen.active !== r.running) {
+                  return { ...base, status: "drift", detail: `recorded ${r.running ? word[0] : word[1]}, host says ${seen.said}` };
                 }
-                return { ...base, status: "ok", detail: active ? word[0] : word[1] };
+                return { ...base, status: "ok", detail: seen.said };
               },
               timeoutMs,
             );

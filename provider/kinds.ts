@@ -14,9 +14,13 @@ export const OBJECTS = {
   domain: { gone: ["NO_DOMAIN"], removal: (name: string) => `virsh destroy ${name}; virsh undefine ${name} --nvram` },
   pool: { gone: ["NO_STORAGE_POOL"], removal: (name: string) => `virsh pool-destroy ${name}; virsh pool-undefine ${name}` },
   network: { gone: ["NO_NETWORK"], removal: (name: string) => `virsh net-destroy ${name}; virsh net-undefine ${name}` },
+  /** Taken in one call, never journalled; `domain` is the second argument of its removal. */
+  snapshot: { gone: ["NO_DOMAIN_SNAPSHOT", "NO_DOMAIN"], removal: (name: string, domain = "DOMAIN") => `virsh snapshot-delete ${domain} ${name}` },
 } as const satisfies Record<string, { gone: readonly LibvirtCode[]; removal: (name: string, pool?: string) => string }>;
 
 export type ObjectKind = keyof typeof OBJECTS;
+/** The objects a create journals before it makes them (a snapshot is made in one call). */
+export type JournalledKind = Exclude<ObjectKind, "snapshot">;
 
 /** The resource kinds (every input and output carries its kind as `kvmKind`) and the object each makes. */
 export const KINDS = {
@@ -25,6 +29,7 @@ export const KINDS = {
   Domain: { object: "domain" },
   StoragePool: { object: "pool" },
   Network: { object: "network" },
+  Snapshot: { object: "snapshot" },
 } as const satisfies Record<string, { object: ObjectKind }>;
 
 export type Kind = keyof typeof KINDS;

@@ -10,3 +10,5 @@ export { StoragePool } from "./storage-pool";
 export type { StoragePoolArgs } from "./storage-pool";
 export { Network } from "./network";
 export type { NetworkArgs, DhcpArgs, DhcpHostArgs } from "./network";
+export { Snapshot } from "./snapshot";
+export type { SnapshotArgs } from "./snapshot";

@@ -2,6 +2,7 @@
 // call, what its trace line shows, and the codecs and labels the rows share.
 import { struct, uhyper, uint, voidCodec } from "../rpc/codec";
 import { Procedure } from "../rpc/procedure";
+import type { InboundStream } from "../rpc/inbound-stream";
 import { TransferProgress, VolumeTransfer } from "../rpc/stream";
 import { volumeRef } from "../rpc/types";
 import type { DomainRef, NetworkRef, PoolRef, VolumeRef } from "../rpc/types";
@@ -33,6 +34,18 @@ export interface StreamCall<K extends "upload" | "download"> {
   kind: K;
   proc: Procedure<VolumeTransfer, void>;
   trace: Trace<[VolumeRef, ...unknown[]], K extends "upload" ? TransferProgress : { bytes: number }>;
+}
+
+/** A call that opens a stream only the daemon sends on (virDomainOpenConsole): the seam method takes the data's receiver after `P`. */
+export interface InboundCall<P extends unknown[], A> {
+  kind: "inbound";
+  proc: Procedure<A, unknown>;
+  args(...p: P): A;
+  trace: Trace<P, InboundStream>;
+}
+
+export function inbound<P extends unknown[], A>(proc: Procedure<A, unknown>, args: (...p: P) => A, trace: Trace<P, InboundStream>): InboundCall<P, A> {
+  return { kind: "inbound", proc, args, trace };
 }
 
 export function read<P extends unknown[], A, R, T>(proc: Procedure<A, R>, args: (...p: P) => A, ret: (r: R) => T, trace: Trace<P, T>): Call<P, A, R, T> {

@@ -3,7 +3,7 @@ import { array, int, struct, uhyper, uint } from "../rpc/codec";
 import { procedure } from "../rpc/procedure";
 import { domainInterface, domainRef, nonnullString, remoteString, uuid } from "../rpc/types";
 import type { DomainRef } from "../rpc/types";
-import { BLOCK_RESIZE_BYTES, dom, flags, hex, LIST_MAX, none, nothing, read, write, Impact, MetadataType } from "./call-rows";
+import { BLOCK_RESIZE_BYTES, dom, flags, hex, inbound, LIST_MAX, none, nothing, read, write, Impact, MetadataType } from "./call-rows";
 
 export const domainCalls = {
   // domains
@@ -45,9 +45,18 @@ export const domainCalls = {
   ),
   startDomain: write(
     procedure(196, "virDomainCreateWithFlags", struct({ dom: domainRef, flags }), struct({ dom: domainRef })),
-    (d: DomainRef) => ({ dom: d, flags: 0 }),
+    (d: DomainRef, f: number) => ({ dom: d, flags: f }),
     (r) => r.dom,
-    { ids: (d) => ({ domain: dom(d) }), result: (d) => ({ id: d.id }) },
+    { ids: (d, f) => ({ domain: dom(d), flags: f }), result: (d) => ({ id: d.id }) },
+  ),
+  resumeDomain: write(procedure(28, "virDomainResume", struct({ dom: domainRef }), none), (d: DomainRef) => ({ dom: d }), nothing, {
+    ids: (d) => ({ domain: dom(d) }),
+  }),
+  /** The guest's serial console, read only: its bytes come on the stream, nothing is ever sent to the guest. */
+  openConsole: inbound(
+    procedure(201, "virDomainOpenConsole", struct({ dom: domainRef, devName: remoteString, flags }), none),
+    (d: DomainRef) => ({ dom: d, devName: null, flags: 0 }),
+    { ids: (d) => ({ domain: dom(d) }) },
   ),
   shutdownDomain: write(procedure(33, "virDomainShutdown", struct({ dom: domainRef }), none), (d: DomainRef) => ({ dom: d }), nothing, {
     ids: (d) => ({ domain: dom(d) }),
@@ -85,6 +94,7 @@ export const domainCalls = {
     nothing,
     { ids: (d, _xml, impact) => ({ domain: dom(d), impact }), xml: ([, xml]) => xml },
   ),
+  /** A domain's state and reason (DomainState, and the reason enum of that state). */
   domainState: read(
     procedure(212, "virDomainGetState", struct({ dom: domainRef, flags }), struct({ state: int, reason: int })),
     (d: DomainRef) => ({ dom: d, flags: 0 }),

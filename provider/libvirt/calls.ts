@@ -11,9 +11,10 @@ import { procedure } from "../rpc/procedure";
 import { noArgs, none, read } from "./call-rows";
 import { domainCalls } from "./calls-domain";
 import { networkCalls } from "./calls-network";
+import { snapshotCalls } from "./calls-snapshot";
 import { storageCalls } from "./calls-storage";
 
-export type { Call, StreamCall, Trace } from "./call-rows";
+export type { Call, InboundCall, StreamCall, Trace } from "./call-rows";
 export { Impact, MetadataType } from "./call-rows";
 
 export const calls = {
@@ -29,6 +30,7 @@ export const calls = {
   ...storageCalls,
   ...domainCalls,
   ...networkCalls,
+  ...snapshotCalls,
 };
 
 export type Calls = typeof calls;

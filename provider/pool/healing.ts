@@ -63,7 +63,9 @@ export function healingLibvirt<C extends Linked>(links: Links<C>): Libvirt {
         throw err;
       }
     },
-  } satisfies Pick<Libvirt, "uploadVolume" | "downloadVolume">;
+    // a console is opened once on the live link; it ends with that link
+    openConsole: (...given: Parameters<Libvirt["openConsole"]>) => once(given[2], (lv) => lv.openConsole(...given)),
+  } satisfies Pick<Libvirt, "uploadVolume" | "downloadVolume" | "openConsole">;
   for (const [name, r] of Object.entries(calls)) {
     if (r.kind !== "call") continue;
     const row = r as AnyCall;

@@ -5,6 +5,7 @@ import { domainProvider } from "./domain";
 import { engineError, toEngine } from "./engine";
 import { imageProvider } from "./image";
 import { networkProvider } from "./network";
+import { snapshotProvider } from "./snapshot";
 import { storagePoolProvider } from "./storage-pool";
 import { isKind, Kind } from "../kinds";
 import { ResourceProvider } from "./types";
@@ -16,6 +17,7 @@ const kinds: Record<Kind, ResourceProvider<any, any>> = {
   Domain: domainProvider,
   StoragePool: storagePoolProvider,
   Network: networkProvider,
+  Snapshot: snapshotProvider,
 };
 
 function of(...values: ({ kvmKind?: unknown } | undefined)[]): ResourceProvider<any, any> {

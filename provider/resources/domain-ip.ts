@@ -118,14 +118,31 @@ export async function interfaceAddresses(
   return [...byMac.entries()].map(([mac, set]) => ({ mac, addresses: [...set] }));
 }
 
-/** Polls until an address (of this boot, given a snapshot) shows up; undefined when the timeout passes. */
-export async function waitForAddress(lv: Libvirt, dom: DomainRef, wait: WaitForIp, since?: LeaseSnapshot): Promise<InterfaceAddresses[] | undefined> {
+/** How a wait for an address ended: the addresses, or why none can come (`stopped`), or neither (the timeout passed). */
+export interface WaitOutcome {
+  found?: InterfaceAddresses[];
+  stopped?: string;
+}
+
+/**
+ * Polls until an address (of this boot, given a snapshot) shows up, the timeout passes, or
+ * `stopped` names a reason no address can come any more (the guest is off, its kernel panicked).
+ */
+export async function waitForAddress(
+  lv: Libvirt,
+  dom: DomainRef,
+  wait: WaitForIp,
+  since?: LeaseSnapshot,
+  stopped: () => Promise<string | undefined> = async () => undefined,
+): Promise<WaitOutcome> {
   const deadline = Date.now() + wait.timeoutMs;
   let delay = 1000;
   for (;;) {
     const found = await interfaceAddresses(lv, dom, wait.source, wait.family, since);
-    if (found.some((f) => f.addresses.length > 0)) return found;
-    if (Date.now() + delay > deadline) return undefined;
+    if (found.some((f) => f.addresses.length > 0)) return { found };
+    const reason = await stopped();
+    if (reason) return { stopped: reason };
+    if (Date.now() + delay > deadline) return {};
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(delay * 1.5, 5000);
   }

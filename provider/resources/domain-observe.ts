@@ -2,12 +2,13 @@
 // reports, and the wait for an address of this boot after a start, which never undoes
 // the VM: what fails after it started is a partial-init error Pulumi records.
 import { explain, KvmError } from "../errors";
-import { DomainRef, DomainXmlFlags, Libvirt, unlessMissing } from "../libvirt/api";
+import { describeState, DomainRef, DomainState, DomainXmlFlags, Libvirt, unlessMissing } from "../libvirt/api";
 import { parseDomainXml } from "../xml/domain";
 import { hostLabel } from "./common";
 import { HostAccess } from "./context";
 import { DomainInputs, DomainOutputs, SeedRecord, waitSpec } from "./domain-inputs";
 import { ArpTableUnreadable, interfaceAddresses, LeaseSnapshot, waitForAddress } from "./domain-ip";
+import { consoleReport, ConsoleWatch } from "./domain-console";
 import { isActiveState } from "./domain-power";
 import { composeOutputs, unobservedOutputs } from "./domain-spec";
 import { PartialInitError } from "./partial-init";
@@ -67,53 +68,83 @@ export function partialInit(message: string, outs: DomainOutputs, reason: string
   return new PartialInitError(message, outs.uuid, outs, [reason]);
 }
 
+/** A start to observe: the leases from before it, and the console read since it. */
+export interface Boot {
+  since?: LeaseSnapshot;
+  console?: ConsoleWatch;
+}
+
+/** Why no address can come any more, checked between polls: the guest stopped or paused, or its kernel panicked. */
+function noAddressCanCome(lv: Libvirt, dom: DomainRef, console: ConsoleWatch | undefined): () => Promise<string | undefined> {
+  return async () => {
+    const s = await lv.domainState(dom);
+    if (s.state !== DomainState.RUNNING && s.state !== DomainState.BLOCKED) return `it is ${describeState(s)}`;
+    if (console?.tail.panicked()) return "its kernel panicked";
+    return undefined;
+  };
+}
+
+/** Waits for an address when asked; the error of a wait that failed carries the domain's state and its console's last lines. */
+async function awaitAddress(lv: Libvirt, dom: DomainRef, d: DomainInputs, recorded: SeedRecord, boot: Boot): Promise<void> {
+  const host = hostLabel(d.host);
+  const wait = waitSpec(d.waitForIp);
+  if (!wait || d.running === false) return;
+  let outcome;
+  try {
+    outcome = await waitForAddress(lv, dom, wait, boot.since, noAddressCanCome(lv, dom, boot.console));
+  } catch (err) {
+    // no address can come this way (not a broken link): the VM is observed and kept
+    if (!(err instanceof ArpTableUnreadable)) throw err;
+    const e = new KvmError(
+      "permanent",
+      `domain ${d.name}: libvirt cannot read the host's ARP table (${err.message}); its ARP reader does not understand this kernel's netlink replies`,
+      {
+        host,
+        property: "waitForIp.source",
+        fix: 'Use source "agent" with qemuAgent: true and qemu-guest-agent in the guest, or a libvirt whose ARP reader is fixed (virsh domifaddr --source arp shows whether it works). The domain is kept',
+      },
+    );
+    throw partialInit(e.message, await observe(lv, dom, d, recorded, boot.since), e.message);
+  }
+  if (outcome.found) return;
+  const outs = await observe(lv, dom, d, recorded, boot.since);
+  const seen = consoleReport(boot.console);
+  if (outcome.stopped) {
+    throw partialInit(
+      `${host}: domain ${d.name} will get no ${wait.family} address: ${outcome.stopped} (waitForIp)${seen}`,
+      outs,
+      `${outcome.stopped}: the console lines above show why. The domain is kept; fix the guest (or its kernel, cmdline, disks) and run pulumi up again`,
+    );
+  }
+  const state = describeState(await lv.domainState(dom));
+  throw partialInit(
+    `${host}: domain ${d.name} got no ${wait.family} address within ${wait.timeoutMs / 1000} s (waitForIp, source ${wait.source}); it is ${state}${seen}`,
+    outs,
+    `no IP address within ${wait.timeoutMs / 1000} s: does the network serve DHCP, does the guest bring its interface up? The domain is kept; pulumi up retries the wait`,
+  );
+}
+
 /**
  * Waits for an address of this boot (when asked), then the outputs; the VM exists whatever
  * happens here, unless `signal` stops the run: then its error goes on, for the create to undo.
+ * The boot's console is closed when this returns.
  */
 export async function observeStarted(
   pool: HostAccess,
   d: DomainInputs,
   dom: DomainRef,
   recorded: SeedRecord,
-  since: LeaseSnapshot | undefined,
+  boot: Boot,
   what: string,
   signal?: AbortSignal,
 ): Promise<DomainOutputs> {
   const host = hostLabel(d.host);
-  const wait = waitSpec(d.waitForIp);
   try {
     return await pool.run(
       d.host,
       async (lv) => {
-        if (wait && d.running !== false) {
-          let found;
-          try {
-            found = await waitForAddress(lv, dom, wait, since);
-          } catch (err) {
-            // no address can come this way (not a broken link): the VM is observed and kept
-            if (!(err instanceof ArpTableUnreadable)) throw err;
-            const e = new KvmError(
-              "permanent",
-              `domain ${d.name}: libvirt cannot read the host's ARP table (${err.message}); its ARP reader does not understand this kernel's netlink replies`,
-              {
-                host,
-                property: "waitForIp.source",
-                fix: 'Use source "agent" with qemuAgent: true and qemu-guest-agent in the guest, or a libvirt whose ARP reader is fixed (virsh domifaddr --source arp shows whether it works). The domain is kept',
-              },
-            );
-            throw partialInit(e.message, await observe(lv, dom, d, recorded, since), e.message);
-          }
-          if (!found) {
-            const outs = await observe(lv, dom, d, recorded, since);
-            throw partialInit(
-              `${host}: domain ${d.name} got no ${wait.family} address within ${wait.timeoutMs / 1000} s (waitForIp, source ${wait.source})`,
-              outs,
-              `no IP address within ${wait.timeoutMs / 1000} s: does the network serve DHCP, does the guest bring its interface up? The domain is kept; pulumi up retries the wait`,
-            );
-          }
-        }
-        return observe(lv, dom, d, recorded, since);
+        await awaitAddress(lv, dom, d, recorded, boot);
+        return observe(lv, dom, d, recorded, boot.since);
       },
       { signal },
     );
@@ -125,5 +156,7 @@ export async function observeStarted(
       unobservedOutputs(d, dom, recorded),
       `the domain was started but could not be observed (${e.message}); it is kept, and pulumi up continues from here`,
     );
+  } finally {
+    boot.console?.close();
   }
 }

@@ -11,7 +11,8 @@ import { domainXml, ParsedDomain, parseDomainXml } from "../xml/domain";
 import { alreadyExists, differences, refuseAdoption } from "./adopt";
 import { checkHostHealth, Failures, hostLabel, isUnknown, recorded } from "./common";
 import { checkInputs, DomainInputs, DomainOutputs, seedPoolFor, shutdownMs } from "./domain-inputs";
-import { leaseSnapshot, LeaseSnapshot } from "./domain-ip";
+import { leaseSnapshot } from "./domain-ip";
+import { startWatched } from "./domain-console";
 import { isActive, stopGracefully } from "./domain-power";
 import { createSeed, deleteSeed, nextSeedName, SeedVolume, seedVolumeName } from "./domain-seed";
 import { keptMacs, resolveDisks, specOf } from "./domain-spec";
@@ -23,7 +24,7 @@ import { ResourceProvider } from "./types";
 import { applyLive, refusedRestart, reportPlan, updatePlan } from "./domain-update";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "./lifecycle";
 import { removeDomain } from "./removal";
-import { definedNics, domainByUuid, findDomain, observe, observeStarted, ownedDomain, seedRecordOf } from "./domain-observe";
+import { Boot, definedNics, domainByUuid, findDomain, observe, observeStarted, ownedDomain, seedRecordOf } from "./domain-observe";
 import { domainDeclaration } from "./domain-properties";
 import { OBJECTS } from "../kinds";
 
@@ -66,7 +67,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
         const owner = d.resourceName ?? d.name;
         const making = new Making(ctx.pool, d.host);
         let seed: SeedVolume | undefined;
-        let started: { dom: DomainRef; since: LeaseSnapshot };
+        let started: { dom: DomainRef; boot: Boot };
         try {
           started = await ctx.pool.run(
             d.host,
@@ -80,8 +81,8 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
               if (!!d.autostart !== (await lv.domainAutostart(dom))) await lv.setDomainAutostart(dom, !!d.autostart);
               // a lease this MAC had before (a pinned MAC reused) is not this boot's address
               const since = await leaseSnapshot(lv, await definedNics(lv, dom));
-              if (d.running !== false) await lv.startDomain(dom);
-              return { dom, since };
+              const console = d.running !== false ? await startWatched(lv, dom) : undefined;
+              return { dom, boot: { since, console } };
             },
             { mutating: true, signal },
           );
@@ -96,7 +97,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
             d,
             started.dom,
             seedRecordOf({ seedVolume: seed?.name, seedPool: seed?.pool, seedIdentity: seed?.identity }),
-            started.since,
+            started.boot,
             "creating",
             signal,
           );
@@ -118,11 +119,11 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
       // a new seed is made under the journal: a failed update removes it
       const making = new Making(ctx.pool, news.host);
       let seed = seedRecordOf(olds);
+      const boot: Boot = {};
       const result = await updateRecorded(ctx.pool, recordedDomain({ ...olds, host: news.host }, id, "update"), async (lv, dom) => {
-        let since: LeaseSnapshot | undefined;
         const start = async () => {
-          since = await leaseSnapshot(lv, await definedNics(lv, dom));
-          await lv.startDomain(dom);
+          boot.since = await leaseSnapshot(lv, await definedNics(lv, dom));
+          boot.console = await startWatched(lv, dom);
         };
         const plan = updatePlan(olds, news);
         // edited cloud-init: a new seed (a new instance-id) under a new name, so cloud-init runs again on the restart
@@ -143,12 +144,13 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
         await making.kept();
         if (reseeded && olds.seedVolume)
           await deleteSeed(lv, { pool: olds.seedPool ?? seedPoolFor(olds), name: olds.seedVolume, identity: olds.seedIdentity }, host);
-        return { dom, since };
+        return { dom, boot };
       }).catch(async (err: unknown) => {
+        boot.console?.close();
         await making.undo();
         throw err;
       });
-      return { outs: await observeStarted(ctx.pool, news, result.dom, seed, result.since, "updating") };
+      return { outs: await observeStarted(ctx.pool, news, result.dom, seed, result.boot, "updating") };
     },
 
     delete: (id, props) =>

@@ -8,11 +8,11 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { warn } from "../log";
-import type { ObjectKind } from "../kinds";
+import type { JournalledKind } from "../kinds";
 
 /** An object on a host: a volume (by its key), a domain, pool or network (by its UUID, hex). */
 export interface Made {
-  kind: ObjectKind;
+  kind: JournalledKind;
   pool?: string;
   name: string;
   /** A volume's key, or the UUID of a domain, pool or network: an object of the same name made since is not ours to remove. */

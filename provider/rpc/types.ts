@@ -13,7 +13,10 @@ export const networkRef = struct({ name: nonnullString, uuid });
 export const poolRef = struct({ name: nonnullString, uuid });
 export const volumeRef = struct({ pool: nonnullString, name: nonnullString, key: nonnullString });
 
+export const snapshotRef = struct({ name: nonnullString, dom: domainRef });
+
 export type DomainRef = Infer<typeof domainRef>;
+export type SnapshotRef = Infer<typeof snapshotRef>;
 export type NetworkRef = Infer<typeof networkRef>;
 export type PoolRef = Infer<typeof poolRef>;
 export type VolumeRef = Infer<typeof volumeRef>;

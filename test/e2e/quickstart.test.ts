@@ -97,14 +97,23 @@ for (const leg of testLegs()) {
         [`${prefix}-image`, "Image", "ok"],
         [`${prefix}-vm`, "Domain", "ok"],
       ]);
+      // paused, then shut off behind Pulumi's back: each with libvirt's reason
+      const vmReport = async () => {
+        const r = await runCli(args, { env: e.env, installed });
+        return { code: r.code, vm: JSON.parse(r.stdout).resources.find((x: any) => x.name === `${prefix}-vm`) };
+      };
+      virsh(["suspend", `${prefix}-vm`]);
+      const paused = await vmReport();
+      virsh(["resume", `${prefix}-vm`]);
+      assert.deepStrictEqual(paused, { code: 1, vm: { ...paused.vm, status: "drift", detail: "recorded running, host says paused (user)" } });
       virsh(["destroy", `${prefix}-vm`]);
-      const drift = await runCli(args, { env: e.env, installed });
-      assert.strictEqual(drift.code, 1);
-      const vm = JSON.parse(drift.stdout).resources.find((r: any) => r.name === `${prefix}-vm`);
-      assert.strictEqual(vm.status, "drift");
-      assert.match(vm.detail, /recorded running, host says not running/);
+      const drift = await vmReport();
+      assert.deepStrictEqual(drift, { code: 1, vm: { ...drift.vm, status: "drift", detail: "recorded running, host says shut off (destroyed)" } });
       const human = await runCli(args.slice(0, -1), { env: e.env, installed });
-      assert.match(human.stdout, new RegExp(`${prefix}-vm\\s+Domain\\s+root@127\\.0\\.0\\.1:\\d+\\s+drift`));
+      assert.match(
+        human.stdout,
+        new RegExp(`${prefix}-vm\\s+Domain\\s+root@127\\.0\\.0\\.1:\\d+\\s+drift\\s+recorded running, host says shut off \\(destroyed\\)`),
+      );
       // the command line's login options go over the stack's record (a CI job's own key and socket)
       const overridden = await runCli([...args, "--identity", labEnv().key, "--socket", "/run/no-such-libvirt-sock"], { env: e.env, installed });
       assert.strictEqual(overridden.code, 1, overridden.stdout + overridden.stderr);

@@ -354,11 +354,45 @@ describe("Domain", function () {
       err = e;
     }
     assert.ok(err, "create must fail");
-    assert.match(err.message, /no ipv4 address within 15 s/);
+    assert.match(err.message, /no ipv4 address within 15 s \(waitForIp, source lease\); it is running\n/);
+    // the console from its first byte (the firmware) to the guest's own lines, quoted in the error
+    const quoted = /the last (\d+) lines of its console:\n((?: {2}\| .*\n?)+)$/.exec(err.message);
+    assert.ok(quoted, err.message);
+    assert.ok(Number(quoted[1]) <= 25 && Number(quoted[1]) > 3, err.message);
+    assert.match(quoted[2], /\S/);
     assert.ok(err.id && err.properties && Array.isArray(err.reasons), "id, properties and reasons for Pulumi");
     assert.strictEqual(err.properties.uuid, err.id);
     assert.ok(domainNames().includes(`${tag}-nodhcp`), "the domain is kept, not leaked");
     domains.push(err.properties);
+  });
+
+  it("fails a create whose kernel panics at once, quoting the panic from the console", async () => {
+    const lab = labEnv();
+    const vol = await disk(`${tag}-panic.qcow2`);
+    const inputs = await checked(domainProvider, {
+      host: labHost(lab),
+      type: "qemu",
+      memory: "256MiB",
+      shutdownTimeout: "5s",
+      name: `${tag}-panic`,
+      disks: [diskOf(vol)],
+      kernel: lab.kernel,
+      initrd: lab.initrd,
+      cmdline: "console=ttyS0 rdinit=/no-such-init root=/dev/no-such-disk",
+      networkInterfaces: [{ network: lab.network }],
+      waitForIp: { timeout: "5m", source: "lease" },
+    });
+    const started = Date.now();
+    const err: any = await domainProvider.create(inputs).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(err, "create must fail");
+    domains.push(err.properties);
+    assert.match(err.message, new RegExp(`domain ${tag}-panic will get no ipv4 address: its kernel panicked \\(waitForIp\\)`));
+    assert.match(err.message, /\n {2}\| .*Kernel panic - not syncing/);
+    assert.ok(Date.now() - started < 120_000, "the wait ends at the panic, not at its 5 minute timeout");
+    assert.strictEqual(err.properties.state, "running", "the VM is kept and recorded (created but failed to initialize)");
   });
 
   it("reports an update whose waitForIp finds no address as not done, keeping the domain", async () => {

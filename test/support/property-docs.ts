@@ -7,10 +7,18 @@ import { domainDeclaration } from "../../provider/resources/domain-properties";
 import { imageDeclaration } from "../../provider/resources/image-properties";
 import { networkDeclaration } from "../../provider/resources/network-properties";
 import { ChangeClass, Declaration, Property } from "../../provider/resources/properties";
+import { snapshotDeclaration } from "../../provider/resources/snapshot-properties";
 import { storagePoolDeclaration } from "../../provider/resources/storage-pool-properties";
 import { volumeDeclaration } from "../../provider/resources/volume-properties";
 
-export const DECLARATIONS: Declaration<any, any>[] = [imageDeclaration, volumeDeclaration, domainDeclaration, storagePoolDeclaration, networkDeclaration];
+export const DECLARATIONS: Declaration<any, any>[] = [
+  imageDeclaration,
+  volumeDeclaration,
+  domainDeclaration,
+  storagePoolDeclaration,
+  networkDeclaration,
+  snapshotDeclaration,
+];
 
 export const DOCS_FILE = path.join(__dirname, "../../../docs/resources.md");
 

@@ -64,6 +64,17 @@ const RECORDS: Record<string, Record<string, unknown>> = {
     active: true,
     adopt: false,
   },
+  Snapshot: {
+    kvmKind: "Snapshot",
+    host,
+    domain: "web",
+    name: "before-upgrade",
+    description: "before the upgrade",
+    memory: false,
+    domainUuid: "0".repeat(32),
+    creationTime: 1796433292,
+    state: "shutoff",
+  },
 };
 
 /** For every compared property, a value that is a change of its declared class. */
@@ -124,6 +135,7 @@ const CHANGES: Record<string, Record<string, unknown>> = {
     autostart: false,
     adopt: true,
   },
+  Snapshot: { host: { ...host, privateKeyPath: "/rotated" }, domain: "db", name: "after-upgrade", description: "another", memory: true },
 };
 
 /** For a property that escalates (replaceWhen), a value that needs a new object. */
@@ -133,6 +145,7 @@ const ESCALATIONS: Record<string, Record<string, unknown>> = {
   Domain: { host: { ...host, user: "admin" } },
   StoragePool: { host: { ...host, address: "hv2" } },
   Network: { host: { ...host, address: "hv2" }, dhcp: { start: "192.168.171.20", end: "192.168.171.99" } },
+  Snapshot: { host: { ...host, address: "hv2" } },
 };
 
 describe("declarations", () => {
@@ -186,7 +199,7 @@ describe("declarations", () => {
   }
 
   it("routes an unknown kind to a clear error, not to some kind's code", async () => {
-    for (const kvmKind of ["toString", "Snapshot", undefined]) {
+    for (const kvmKind of ["toString", "Checkpoint", undefined]) {
       await assert.rejects(() => check({}, { kvmKind }), /unknown resource kind/);
     }
   });
@@ -195,6 +208,6 @@ describe("declarations", () => {
     const err = (codeName: string) => Object.assign(Object.create(LibvirtError.prototype) as LibvirtError, { codeName, message: codeName });
     assert.strictEqual(classify(err("VIR_ERR_NO_XEN")).errorClass, UNLISTED_CODE_CLASS);
     for (const code of GONE_CODES) assert.strictEqual(classify(err(`VIR_ERR_${code}`)).errorClass, "not-found", code);
-    assert.deepStrictEqual(Object.keys(OBJECTS).sort(), ["domain", "network", "pool", "volume"]);
+    assert.deepStrictEqual(Object.keys(OBJECTS).sort(), ["domain", "network", "pool", "snapshot", "volume"]);
   });
 });

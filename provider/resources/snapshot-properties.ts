@@ -1,0 +1,28 @@
+// The Snapshot's properties, declared once (properties.ts): a snapshot is a moment, so
+// everything that says which moment replaces it; its description is only recorded
+// (libvirt keeps the one it was taken with).
+import type { SnapshotInputs, SnapshotOutputs } from "./snapshot";
+import { Declaration, hostProperty, nameProperty, resourceNameProperty } from "./properties";
+
+export const snapshotDeclaration: Declaration<SnapshotInputs, SnapshotOutputs> = {
+  kind: "Snapshot",
+  namedBy: ["domain", "name"],
+  properties: {
+    host: hostProperty(),
+    domain: {
+      type: "string",
+      doc: "the name of the domain to snapshot (pass a Domain's `name` output, so Pulumi deletes the snapshot first)",
+      required: true,
+      change: "replace",
+    },
+    name: nameProperty("the snapshot's name on the domain"),
+    resourceName: resourceNameProperty(),
+    description: { type: "string", doc: "a description libvirt keeps with the snapshot", change: "record" },
+    memory: {
+      type: "boolean",
+      doc: "also save a running VM's memory, so a revert resumes it where it was (a shut-off VM has none to save)",
+      default: false,
+      change: "replace",
+    },
+  },
+};

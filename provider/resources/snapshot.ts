@@ -1,0 +1,162 @@
+// The Snapshot resource: a libvirt snapshot of a domain pulumi-kvm made, its disks (and a
+// running VM's memory with `memory: true`). Known by its identity: the domain's UUID, the
+// name and libvirt's creation time, so a snapshot someone took later under the name is
+// never deleted. Reverting is the user's act (`pulumi-kvm snapshot revert`), not the program's.
+import { explain, KvmError } from "../errors";
+import { DomainRef, isLibvirtError, Libvirt, SnapshotRef, unlessMissing } from "../libvirt/api";
+import { HostConfig } from "../ssh/host";
+import { parseSnapshotXml, snapshotXml } from "../xml/snapshot";
+import { checkBoolean, checkHostHealth, checkHostInput, checkName, Failures, hostLabel, isUnknown, reporter } from "./common";
+import { Claims, checkNames, declaredDiff } from "./collisions";
+import { processContext, ResourceContext } from "./context";
+import { domainByUuid, findDomain } from "./domain-observe";
+import { isActive } from "./domain-power";
+import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "./lifecycle";
+import { withDefaults } from "./properties";
+import { hasOwnerMarker } from "./removal";
+import { snapshotDeclaration } from "./snapshot-properties";
+import { ResourceProvider } from "./types";
+import { OBJECTS } from "../kinds";
+
+export interface SnapshotInputs {
+  host: HostConfig;
+  /** The domain's name. */
+  domain: string;
+  name: string;
+  resourceName?: string;
+  description?: string;
+  memory?: boolean;
+}
+
+export interface SnapshotOutputs extends SnapshotInputs {
+  kvmKind: "Snapshot";
+  domainUuid: string;
+  /** Seconds since the epoch, as libvirt recorded it. */
+  creationTime: number;
+  /** The domain's state when it was taken ("running", "shutoff"). */
+  state: string;
+}
+
+const findSnapshot = (lv: Libvirt, dom: DomainRef, name: string) => unlessMissing(lv.lookupSnapshot(dom, name), "NO_DOMAIN_SNAPSHOT");
+
+function claimsOf(s: Pick<SnapshotInputs, "host" | "domain" | "name">): Claims {
+  return {
+    host: s.host,
+    claims: [
+      {
+        property: "name",
+        what: `snapshot "${s.name}" of domain "${s.domain}"`,
+        removal: OBJECTS.snapshot.removal(s.name, s.domain),
+        taken: async (lv) => {
+          const dom = await findDomain(lv, s.domain);
+          return !!dom && !!(await findSnapshot(lv, dom, s.name));
+        },
+      },
+    ],
+  };
+}
+
+function checkSnapshotInputs(failures: Failures, news: SnapshotInputs): SnapshotInputs {
+  const inputs = withDefaults(snapshotDeclaration, { ...news, name: news.name ?? news.resourceName });
+  const bad = reporter(failures);
+  checkHostInput(failures, inputs.host);
+  if (inputs.domain === undefined) bad("domain", "is required: the name of the domain to snapshot (e.g. vm.name)");
+  else checkName(failures, "domain", inputs.domain);
+  checkName(failures, "name", inputs.name);
+  if (inputs.description !== undefined && !isUnknown(inputs.description) && typeof inputs.description !== "string") bad("description", "must be a string");
+  checkBoolean(failures, "memory", inputs.memory);
+  return inputs;
+}
+
+/** The domain to snapshot: one pulumi-kvm made (the stack's own), found by name. */
+async function ownDomain(lv: Libvirt, s: SnapshotInputs, host: string): Promise<DomainRef> {
+  const dom = await findDomain(lv, s.domain);
+  if (!dom)
+    throw new KvmError("permanent", `there is no domain "${s.domain}" to snapshot`, {
+      host,
+      property: "domain",
+      fix: "Name a Domain of the stack (pass its name output)",
+    });
+  if (!(await hasOwnerMarker(lv, dom)))
+    throw new KvmError("permanent", `domain ${s.domain} was not created by pulumi-kvm (no ownership marker in its metadata); refusing to snapshot it`, {
+      host,
+      property: "domain",
+      fix: "Snapshot domains this stack made, or take this one by hand (virsh snapshot-create-as)",
+    });
+  return dom;
+}
+
+/** libvirt's refusal of a kind of snapshot, with what works instead. */
+function unsupported(err: unknown, s: SnapshotInputs, host: string): unknown {
+  if (!isLibvirtError(err, "OPERATION_UNSUPPORTED", "CONFIG_UNSUPPORTED", "ARGUMENT_UNSUPPORTED", "XML_ERROR")) return err;
+  return new KvmError("permanent", `libvirt cannot take snapshot "${s.name}" of domain ${s.domain}: ${err.message}`, {
+    host,
+    property: s.memory ? "memory" : "domain",
+    fix: "This libvirt takes internal snapshots: of a running VM only with its memory (memory: true), of a shut-off VM its disks; all writable disks qcow2; not of UEFI VMs, whose NVRAM is a raw file. Set memory: true, stop the VM (running: false) for a disk-only snapshot, or use a BIOS VM",
+    cause: err,
+  });
+}
+
+async function observe(lv: Libvirt, ref: SnapshotRef, inputs: SnapshotInputs): Promise<SnapshotOutputs> {
+  const d = parseSnapshotXml(await lv.snapshotXml(ref));
+  return { ...inputs, kvmKind: "Snapshot", domainUuid: d.domainUuid, creationTime: d.creationTime, state: d.state };
+}
+
+/** The snapshot of the record: the same domain, name and creation time. */
+const recordedSnapshot = (s: SnapshotOutputs): RecordedObject<SnapshotRef> => ({
+  host: s.host,
+  what: `snapshot ${s.name} of domain ${s.domain}`,
+  async find(lv) {
+    const dom = await domainByUuid(lv, s.domainUuid);
+    const ref = dom && (await findSnapshot(lv, dom, s.name));
+    if (!ref) return {};
+    const d = parseSnapshotXml(await lv.snapshotXml(ref));
+    return d.creationTime === s.creationTime ? { ref } : { other: ref };
+  },
+});
+
+export function createSnapshotProvider(ctx: ResourceContext): ResourceProvider<SnapshotInputs, SnapshotOutputs> {
+  return {
+    async check(olds, news) {
+      const failures: Failures = [];
+      const inputs = checkSnapshotInputs(failures, news);
+      if (!failures.length) await checkHostHealth(ctx, failures, inputs.host, undefined);
+      await checkNames(ctx.pool, failures, claimsOf, inputs, olds);
+      return { inputs, failures };
+    },
+
+    diff: declaredDiff(snapshotDeclaration, claimsOf),
+
+    async create(inputs) {
+      const host = hostLabel(inputs.host);
+      try {
+        return await ctx.pool.run(
+          inputs.host,
+          async (lv) => {
+            const dom = await ownDomain(lv, inputs, host);
+            const running = await isActive(lv, dom);
+            const xml = snapshotXml({ name: inputs.name, description: inputs.description, memory: running && !!inputs.memory });
+            const ref = await lv.createSnapshot(dom, xml, 0).catch((err: unknown) => {
+              throw unsupported(err, inputs, host);
+            });
+            const outs = await observe(lv, ref, inputs);
+            return { id: `${outs.domainUuid}/${outs.name}/${outs.creationTime}`, outs };
+          },
+          { mutating: true },
+        );
+      } catch (err) {
+        throw explain(err, host, `taking snapshot ${inputs.name} of domain ${inputs.domain}`);
+      }
+    },
+
+    read: (id, props) => readRecorded(ctx.pool, recordedSnapshot(props), id, props, (lv, ref) => observe(lv, ref, props)),
+
+    // only the description is recorded in place: the snapshot itself stays as it was taken
+    update: (_id, olds, news) =>
+      updateRecorded(ctx.pool, recordedSnapshot({ ...olds, host: news.host }), async () => ({ outs: { ...olds, ...news, kvmKind: "Snapshot" as const } })),
+
+    delete: (_id, props) => deleteRecorded(ctx.pool, recordedSnapshot(props), (lv, ref) => lv.deleteSnapshot(ref)),
+  };
+}
+
+export const snapshotProvider = createSnapshotProvider(processContext);

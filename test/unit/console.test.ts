@@ -1,0 +1,40 @@
+// The console's tail as errors and `pulumi-kvm console` show it: a guest prints what it
+// likes, so what reaches the user's terminal is plain text, and only its end is kept.
+import * as assert from "assert";
+import { ConsoleTail, printable, printableLines } from "../../provider/resources/domain-console";
+import { describeState, DomainState } from "../../provider/libvirt/api";
+
+describe("console", () => {
+  it("drops escape sequences, control and bidi-override characters a guest prints, keeping the text", () => {
+    const hostile = "\x1b[2J\x1b[31mred\x1b[0m \x1b]0;pwned title\x07ok\r\n\x07bell\x08\u202eevil\u202c\x00\n";
+    assert.strictEqual(printable(hostile), "red ok\nbellevil\n");
+    assert.deepStrictEqual(printableLines("a\r\n\r\nb\rc\n   \n"), ["a", "b", "c"]);
+  });
+
+  it("keeps the last 25 lines, and a bounded end of a console that never stops", () => {
+    const tail = new ConsoleTail();
+    for (let i = 0; i < 10_000; i++) tail.push(Buffer.from(`line ${i} ${"x".repeat(60)}\n`));
+    const lines = tail.lines();
+    assert.strictEqual(lines.length, 25);
+    assert.match(lines[24], /^line 9999 /);
+    assert.match(lines[0], /^line 9975 /);
+    assert.ok(Buffer.byteLength(tail.lines(1e6).join("\n")) <= 32 * 1024, "at most about 16 KiB is held");
+  });
+
+  it("tells a kernel panic", () => {
+    const tail = new ConsoleTail();
+    tail.push(Buffer.from("[    2.1] Kernel panic - not sync"));
+    assert.strictEqual(tail.panicked(), false);
+    tail.push(Buffer.from("ing: VFS: Unable to mount root fs\n"));
+    assert.strictEqual(tail.panicked(), true);
+  });
+
+  it("names a domain's state with libvirt's reason, leaving out how a running one got there", () => {
+    assert.strictEqual(describeState({ state: DomainState.SHUTOFF, reason: 2 }), "shut off (destroyed)");
+    assert.strictEqual(describeState({ state: DomainState.PAUSED, reason: 1 }), "paused (user)");
+    assert.strictEqual(describeState({ state: DomainState.CRASHED, reason: 1 }), "crashed (panicked)");
+    assert.strictEqual(describeState({ state: DomainState.RUNNING, reason: 5 }), "running");
+    assert.strictEqual(describeState({ state: DomainState.RUNNING, reason: 4 }), "running (from snapshot)");
+    assert.strictEqual(describeState({ state: 42, reason: 0 }), "state 42 (reason 0)");
+  });
+});
