@@ -12,7 +12,8 @@ import * as fs from "fs";
 import * as path from "path";
 import { e2eStack, E2eStack } from "../support/pulumi";
 import { labEnv, quickstartLabConfig } from "../support/lab";
-import { legEnv, legProject, programFiles, programIn, testLegs } from "../support/package";
+import { runCli } from "../support/cli";
+import { installedCli, legEnv, legProject, programFiles, programIn, testLegs } from "../support/package";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
 import { assertDomainXmlValid } from "../support/xml-schema";
 import { tempDir } from "../support/tmp";
@@ -232,6 +233,50 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
     assert.strictEqual(fs.statSync(nvram).ino, inode, "the NVRAM file was kept, not made again from the template");
     assert.deepStrictEqual(only((await stack.preview()).changeSummary), { same: 6 }, "no diff after the update");
 
+    // a snapshot with memory before a risky change, and the way back (UEFI as this libvirt allows)
+    const cli = { env: e!.env, installed: { node: legProject(leg).node, cli: installedCli(legProject(leg)) } };
+    const onStack = ["--stack", stack.name, "--cwd", stack.workspace.workDir];
+    await stack.setConfig("snapshot", { value: "both" });
+    const both = await stack.up().then(
+      () => undefined,
+      (err: Error) => err,
+    );
+    if (both) {
+      assert.match(both.message, new RegExp(`libvirt cannot take snapshot "${tag}-uefi-before" of domain ${tag}-uefi: .*not of UEFI VMs`, "s"));
+      console.log(`      UEFI snapshot refused by this libvirt: ${/libvirt cannot take snapshot[^\n]*/.exec(both.message)![0]}`);
+    } else console.log("      UEFI snapshot taken by this libvirt");
+    await stack.setConfig("snapshot", { value: "bios" });
+    const snapped = await stack.up();
+    assert.strictEqual(snapped.summary.result, "succeeded");
+    const bios = `${tag}-bios`;
+    const listed = await runCli(["snapshot", "list", bios, ...onStack, "--json"], cli);
+    assert.strictEqual(listed.code, 0, listed.stderr);
+    assert.deepStrictEqual(
+      JSON.parse(listed.stdout).map((x: any) => [x.name, x.state, x.memory, x.description]),
+      [[`${bios}-before`, "running", true, "before a risky change"]],
+    );
+    inGuest(ips[0], "echo risky | sudo tee /var/tmp/after-snapshot >/dev/null && sync");
+    const reverted = await runCli(["snapshot", "revert", bios, `${bios}-before`, ...onStack], cli);
+    assert.strictEqual(reverted.code, 0, reverted.stderr);
+    assert.match(
+      reverted.stdout,
+      new RegExp(`domain ${bios} on root@127\\.0\\.0\\.1:\\d+ reverted to snapshot ${bios}-before; it is running \\(from snapshot\\)`),
+    );
+    await login(ips[0]);
+    assert.strictEqual(inGuest(ips[0], "test -e /var/tmp/after-snapshot && echo there || echo gone"), "gone", "the file written after the snapshot is gone");
+    const refreshed = await stack.refresh();
+    assert.strictEqual(refreshed.summary.result, "succeeded");
+    const health = await runCli(["health", ...onStack, "--json"], cli);
+    assert.deepStrictEqual(
+      JSON.parse(health.stdout)
+        .resources.filter((r: any) => r.kind === "Snapshot")
+        .map((r: any) => [r.name, r.status]),
+      [[`${bios}-before`, "ok"]],
+    );
+    const missing = await runCli(["snapshot", "revert", bios, "no-such-snapshot", ...onStack], cli);
+    assert.deepStrictEqual([missing.code, missing.stderr.trim()], [1, `pulumi-kvm snapshot revert: domain ${bios} has no snapshot "no-such-snapshot"`]);
+
+    // destroy removes the snapshot before its domain (the Snapshot depends on the Domain's name)
     await stack.destroy();
     assert.ok(!fs.existsSync(nvram), "destroy removed the NVRAM");
     assert.deepStrictEqual(domainNames(), domainsBefore, "no domain left");

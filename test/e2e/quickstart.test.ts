@@ -82,6 +82,29 @@ for (const leg of testLegs()) {
       assertDomainXmlValid(`${prefix}-vm`);
     });
 
+    it("pulumi-kvm console shows the VM's boot output as it restarts, read only, until it is stopped", async () => {
+      const installed = { node: legProject(leg).node, cli: installedCli(legProject(leg)) };
+      let reset = false;
+      const read = await runCli(["console", `${prefix}-vm`, "--stack", e.stack.name, "--cwd", program, "--follow"], {
+        env: e.env,
+        installed,
+        // restarted once the console is read: its boot is what it shows
+        onStderr: (text) => {
+          if (!reset && /reading domain/.test(text)) {
+            reset = true;
+            virsh(["reset", `${prefix}-vm`]);
+          }
+        },
+        untilStdout: /kvmlab-guest: .*\n[\s\S]*udhcpc: lease/,
+        killAfterMs: 300_000,
+      });
+      assert.ok(reset, read.stderr);
+      assert.strictEqual(read.code, 0, read.stderr);
+      assert.match(read.stderr, new RegExp(`reading domain ${prefix}-vm on root@127\\.0\\.0\\.1:\\d+ \\(read only; Ctrl-C to stop\\)`));
+      assert.match(read.stdout, /udhcpc: lease of 192\.168\.150\.\d+ obtained/, "the boot's lines, up to its DHCP lease");
+      assert.doesNotMatch(read.stdout, /\x1b/, "no escape sequences reach the terminal");
+    });
+
     it("pulumi-kvm health --stack reports the stack's host and resources, and a VM destroyed out of band as drift", async () => {
       const args = ["health", "--stack", e.stack.name, "--cwd", program, "--json"];
       const installed = { node: legProject(leg).node, cli: installedCli(legProject(leg)) };
@@ -113,6 +136,11 @@ for (const leg of testLegs()) {
       assert.match(
         human.stdout,
         new RegExp(`${prefix}-vm\\s+Domain\\s+root@127\\.0\\.0\\.1:\\d+\\s+drift\\s+recorded running, host says shut off \\(destroyed\\)`),
+      );
+      const offConsole = await runCli(["console", `${prefix}-vm`, "--stack", e.stack.name, "--cwd", program], { env: e.env, installed });
+      assert.deepStrictEqual(
+        [offConsole.code, offConsole.stderr.trim()],
+        [1, `pulumi-kvm console: domain ${prefix}-vm on root@127.0.0.1:${labEnv().port} is shut off (destroyed): its console shows nothing`],
       );
       // the command line's login options go over the stack's record (a CI job's own key and socket)
       const overridden = await runCli([...args, "--identity", labEnv().key, "--socket", "/run/no-such-libvirt-sock"], { env: e.env, installed });

@@ -323,6 +323,27 @@ for (const leg of testLegs()) {
       }
     });
 
+    it("fails up with the console's last lines of a VM whose kernel panics and of a VM on a network without DHCP; destroy removes both", async () => {
+      const e = await userStack({ domain: "broken" });
+      try {
+        const started = Date.now();
+        const failed: Error = await e.stack.up().then(
+          () => assert.fail("up must fail"),
+          (err: Error) => err,
+        );
+        const seconds = (Date.now() - started) / 1000;
+        assert.match(failed.message, new RegExp(`domain ${e.prefix}-panic will get no ipv4 address: its kernel panicked \\(waitForIp\\)`));
+        assert.match(failed.message, /the last \d+ lines of its console:\n(.*\n)*.* {2}\| .*Kernel panic - not syncing/);
+        assert.match(failed.message, new RegExp(`domain ${e.prefix}-nodhcp got no ipv4 address within 20 s \\(waitForIp, source lease\\); it is running`));
+        assert.match(failed.message, / {2}\| udhcpc: broadcasting discover/, "the guest's own lines from the no-DHCP VM's console");
+        assert.ok(seconds < 240, `the panic ended its 5 minute wait (${seconds.toFixed(0)} s)`);
+        // both VMs are kept and recorded: Pulumi tracks them, destroy removes them
+        assert.ok(domainNames().includes(`${e.prefix}-panic`) && domainNames().includes(`${e.prefix}-nodhcp`));
+      } finally {
+        await finish(e);
+      }
+    });
+
     it("fails preview, before anything is made, when a name is already taken on the host", async () => {
       const lab = labEnv();
       const e = await userStack({ domain: "minimal" });

@@ -15,7 +15,14 @@ export const cliPath = path.join(repoRoot, "dist", "cli", "main.js");
 /** Runs the repo's build, or with `installed` a package's installed command under its node. */
 export function runCli(
   args: string[],
-  opts: { env?: NodeJS.ProcessEnv; killAfterMs?: number; untilStdout?: RegExp; installed?: { node: string; cli: string } } = {},
+  opts: {
+    env?: NodeJS.ProcessEnv;
+    killAfterMs?: number;
+    untilStdout?: RegExp;
+    installed?: { node: string; cli: string };
+    /** Called with all of stderr so far, each time more comes. */
+    onStderr?: (stderr: string) => void;
+  } = {},
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     const started = Date.now();
@@ -29,6 +36,7 @@ export function runCli(
     });
     p.stderr.on("data", (d) => {
       stderr += d;
+      opts.onStderr?.(stderr);
     });
     p.on("exit", (code) => {
       if (timer) clearTimeout(timer);

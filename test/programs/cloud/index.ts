@@ -10,6 +10,7 @@
 //   maxMemory, maxVcpu   their ceilings
 //   extras       "true": a data disk and a third NIC, attached to the running VMs
 //   edit         a line user-data writes to /etc/pulumi-kvm-edit (an edit of cloud-init)
+//   snapshot     "bios" or "both": a Snapshot with memory of the BIOS VM (and of the UEFI VM)
 import * as pulumi from "@pulumi/pulumi";
 import * as kvm from "pulumi-kvm";
 import { lab, labHost } from "./lab";
@@ -77,6 +78,11 @@ const vms = firmwares.map(({ firmware, n, source }) => {
     waitForIp: { source, timeout: "10m", family: "ipv4" },
   });
 });
+
+const snapshotOf = config.get("snapshot");
+vms
+  .filter((_vm, i) => snapshotOf === "both" || (snapshotOf === "bios" && i === 0))
+  .map((vm, i) => new kvm.Snapshot(`${prefix}-${firmwares[i].firmware}-before`, { host, domain: vm.name, memory: true, description: "before a risky change" }));
 
 export const uuids = vms.map((vm) => vm.uuid);
 export const ips = vms.map((vm) => vm.ipAddress);

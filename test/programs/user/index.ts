@@ -6,7 +6,8 @@
 //   imageUrl, imageSha256, imageSha512, imageChecksumUrl  the Image from an http(s) URL instead (checksums optional)
 //   disk        "overlay" (default: over the Image) | "blank" | "copy" (a full copy of the Image, cloneOf)
 //   capacity    the Volume's capacity (digits: a number of bytes); absent: the image's size
-//   domain      "none" | "minimal" (one disk, nothing else) | "net" (a NIC, waitForIp)
+//   domain      "none" | "minimal" (one disk, nothing else) | "net" (a NIC, waitForIp) | "broken" (a VM whose
+//               kernel panics and a VM on the network without DHCP, both waiting for an address)
 //   arrays      "outputs": the "net" domain's disks and networkInterfaces as Outputs of arrays
 //   mac         a pinned MAC for the "net" domain's NIC
 //   hostname    cloud-init's hostname for the "net" domain (a seed volume)
@@ -57,6 +58,31 @@ const vm =
           waitForIp: { timeout: "3m", source: "lease" },
         })
       : undefined;
+
+if (kind === "broken") {
+  const panics = new kvm.Domain(`${prefix}-panic`, {
+    host,
+    type: "qemu",
+    memory: "128MiB",
+    shutdownTimeout: "5s",
+    disks: [{ volume: disk }],
+    kernel: lab.KVM_LAB_KERNEL,
+    initrd: lab.KVM_LAB_INITRD,
+    cmdline: "console=ttyS0 rdinit=/no-such-init root=/dev/no-such-disk",
+    networkInterfaces: [{ network: lab.KVM_LAB_NETWORK }],
+    waitForIp: { timeout: "5m" },
+  });
+  const lonely = new kvm.Domain(`${prefix}-nodhcp`, {
+    host,
+    type: "qemu",
+    memory: "128MiB",
+    shutdownTimeout: "5s",
+    disks: [{ volume: new kvm.Volume(`${prefix}-nodhcp-disk`, { host, baseImage: image }) }],
+    networkInterfaces: [{ network: lab.KVM_LAB_NETWORK_NODHCP }],
+    waitForIp: { timeout: "20s" },
+  });
+  void [panics, lonely];
+}
 
 export const imageSha256 = image.sha256;
 export const imageSha512 = image.sha512;
