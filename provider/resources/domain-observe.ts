@@ -109,18 +109,18 @@ async function awaitAddress(lv: Libvirt, dom: DomainRef, d: DomainInputs, record
   if (outcome.found) return;
   const outs = await observe(lv, dom, d, recorded, boot.since);
   const seen = consoleReport(boot.console);
+  // the engine shows a partial-init error's reasons, not its message: the console goes in both
+  const failed = (message: string, hint: string) => partialInit(message, outs, `${message}\n${hint}`);
   if (outcome.stopped) {
-    throw partialInit(
+    throw failed(
       `${host}: domain ${d.name} will get no ${wait.family} address: ${outcome.stopped} (waitForIp)${seen}`,
-      outs,
-      `${outcome.stopped}: the console lines above show why. The domain is kept; fix the guest (or its kernel, cmdline, disks) and run pulumi up again`,
+      "The domain is kept; fix what its console shows (the guest, its kernel, cmdline or disks) and run pulumi up again",
     );
   }
   const state = describeState(await lv.domainState(dom));
-  throw partialInit(
+  throw failed(
     `${host}: domain ${d.name} got no ${wait.family} address within ${wait.timeoutMs / 1000} s (waitForIp, source ${wait.source}); it is ${state}${seen}`,
-    outs,
-    `no IP address within ${wait.timeoutMs / 1000} s: does the network serve DHCP, does the guest bring its interface up? The domain is kept; pulumi up retries the wait`,
+    "Does the network serve DHCP, does the guest bring its interface up? The domain is kept; pulumi up retries the wait",
   );
 }
 
