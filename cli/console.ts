@@ -7,7 +7,7 @@ import { hostLabel } from "../provider/resources/common";
 import { printable } from "../provider/resources/domain-console";
 import { parseDuration } from "../provider/units";
 import { domainTarget, TARGET_OPTIONS, TARGET_USAGE } from "./domain-target";
-import { UsageError } from "./health-args";
+import { planOrExit, UsageError } from "./usage";
 
 export const CONSOLE_USAGE = `Print what a VM's serial console shows, read only (nothing is sent to the guest).
 The console keeps no history: it shows what the guest prints from the moment it is
@@ -45,18 +45,8 @@ function parse(argv: string[]) {
 }
 
 export async function consoleCommand(argv: string[]): Promise<number> {
-  let plan: ReturnType<typeof parse>;
-  try {
-    plan = parse(argv);
-  } catch (err) {
-    if (!(err instanceof UsageError) && !(err instanceof TypeError)) throw err;
-    if (!err.message) {
-      process.stdout.write(CONSOLE_USAGE);
-      return 0;
-    }
-    process.stderr.write(`pulumi-kvm console: ${err.message}\n(pulumi-kvm console --help for the options)\n`);
-    return 2;
-  }
+  const plan = planOrExit("console", CONSOLE_USAGE, () => parse(argv));
+  if (typeof plan === "number") return plan;
   const host = await plan.target(plan.domain);
   const pool = new HostPool();
   try {

@@ -1,7 +1,8 @@
 // Which host a command about one domain talks to: --host with the login options, or the
 // host a stack recorded for its Domain of that name (--stack, --cwd).
 import { HostConfig } from "../provider/ssh/host";
-import { LoginOverrides, parseHostSpec, UsageError } from "./health-args";
+import { LoginOverrides, parseHostSpec } from "./health-args";
+import { UsageError } from "./usage";
 import { recordedDomainHost } from "./stack";
 
 export const TARGET_USAGE = `where the domain is (one of):

@@ -3,6 +3,7 @@ import { parseArgs } from "util";
 import { effectiveTimeout } from "../provider/health/timeouts";
 import { HostConfig } from "../provider/ssh/host";
 import { parseDuration } from "../provider/units";
+import { UsageError } from "./usage";
 
 export const HEALTH_USAGE = `Check libvirt hosts the way every pulumi preview does: SSH login, libvirt's
 handshake, the storage pool (and a network), each failure named by its stage.
@@ -57,8 +58,6 @@ export interface HealthPlan {
   intervalMs: number;
   json: boolean;
 }
-
-export class UsageError extends Error {}
 
 export function parseHostSpec(spec: string): { user?: string; address: string; port?: number } {
   const m = /^(?:([^@]+)@)?(\[[^\]]+\]|[^:@]+)(?::(\d+))?$/.exec(spec);

@@ -3,7 +3,8 @@
 import { checkHost, HostHealth } from "../provider/health/check";
 import { HostPool } from "../provider/pool/host-pool";
 import { formatBytes } from "../provider/units";
-import { HEALTH_USAGE, HealthPlan, parseHealthArgs, UsageError } from "./health-args";
+import { HEALTH_USAGE, HealthPlan, parseHealthArgs } from "./health-args";
+import { planOrExit } from "./usage";
 import { ResourceReport, stackTargets } from "./stack";
 
 export interface HealthReport {
@@ -83,20 +84,8 @@ function healthy(r: HealthReport): boolean {
 }
 
 export async function healthCommand(argv: string[]): Promise<number> {
-  let plan: HealthPlan;
-  try {
-    plan = parseHealthArgs(argv);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      if (!err.message) {
-        process.stdout.write(HEALTH_USAGE);
-        return 0;
-      }
-      process.stderr.write(`pulumi-kvm health: ${err.message}\n(pulumi-kvm health --help for the options)\n`);
-      return 2;
-    }
-    throw err;
-  }
+  const plan = planOrExit("health", HEALTH_USAGE, () => parseHealthArgs(argv));
+  if (typeof plan === "number") return plan;
   const pool = new HostPool();
   try {
     for (;;) {

@@ -7,7 +7,7 @@ import { HostPool } from "../provider/pool/host-pool";
 import { hostLabel } from "../provider/resources/common";
 import { parseSnapshotXml } from "../provider/xml/snapshot";
 import { domainTarget, TARGET_OPTIONS, TARGET_USAGE } from "./domain-target";
-import { UsageError } from "./health-args";
+import { planOrExit, UsageError } from "./usage";
 
 export const SNAPSHOT_USAGE = `List a VM's snapshots, or revert it to one.
 
@@ -75,18 +75,8 @@ async function run(plan: Plan, pool: HostPool, out: (s: string) => void): Promis
 }
 
 export async function snapshotCommand(argv: string[]): Promise<number> {
-  let plan: Plan;
-  try {
-    plan = parse(argv);
-  } catch (err) {
-    if (!(err instanceof UsageError) && !(err instanceof TypeError)) throw err;
-    if (!err.message) {
-      process.stdout.write(SNAPSHOT_USAGE);
-      return 0;
-    }
-    process.stderr.write(`pulumi-kvm snapshot: ${err.message}\n(pulumi-kvm snapshot --help for the options)\n`);
-    return 2;
-  }
+  const plan = planOrExit("snapshot", SNAPSHOT_USAGE, () => parse(argv));
+  if (typeof plan === "number") return plan;
   const pool = new HostPool();
   try {
     return await run(plan, pool, (s) => process.stdout.write(s));

@@ -22,6 +22,8 @@ export function runCli(
     installed?: { node: string; cli: string };
     /** Called with all of stderr so far, each time more comes. */
     onStderr?: (stderr: string) => void;
+    /** Stopped (SIGTERM) when this settles. */
+    until?: Promise<unknown>;
   } = {},
 ): Promise<CliResult> {
   return new Promise((resolve) => {
@@ -30,6 +32,7 @@ export function runCli(
     let stdout = "";
     let stderr = "";
     const timer = opts.killAfterMs ? setTimeout(() => p.kill("SIGTERM"), opts.killAfterMs) : undefined;
+    void opts.until?.finally(() => p.kill("SIGTERM"));
     p.stdout.on("data", (d) => {
       stdout += d;
       if (opts.untilStdout?.test(stdout)) p.kill("SIGTERM");
