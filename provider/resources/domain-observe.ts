@@ -2,6 +2,7 @@
 // reports, and the wait for an address of this boot after a start, which never undoes
 // the VM: what fails after it started is a partial-init error Pulumi records.
 import { explain, KvmError } from "../errors";
+import { log } from "../log";
 import { describeState, DomainRef, DomainState, DomainXmlFlags, Libvirt, unlessMissing } from "../libvirt/api";
 import { parseDomainXml } from "../xml/domain";
 import { hostLabel } from "./common";
@@ -109,17 +110,24 @@ async function awaitAddress(lv: Libvirt, dom: DomainRef, d: DomainInputs, record
   if (outcome.found) return;
   const outs = await observe(lv, dom, d, recorded, boot.since);
   const seen = consoleReport(boot.console);
-  // the engine shows a partial-init error's reasons, not its message: the console goes in both
-  const failed = (message: string, hint: string) => partialInit(message, outs, `${message}\n${hint}`);
+  /*
+   * The engine shows a partial-init error's reasons, not its message, and records the reasons
+   * in the stack's state: they carry the state, and the console is printed with the error
+   * (the provider's output in the run), never stored.
+   */
+  const failed = (what: string, hint: string) => {
+    if (seen) log(`host=${host} ${what}${seen}`, 0);
+    return partialInit(`${host}: ${what}${seen}`, outs, `${host}: ${what}${seen ? ` (its console's last lines are printed above)` : ""}. ${hint}`);
+  };
   if (outcome.stopped) {
     throw failed(
-      `${host}: domain ${d.name} will get no ${wait.family} address: ${outcome.stopped} (waitForIp)${seen}`,
+      `domain ${d.name} will get no ${wait.family} address: ${outcome.stopped} (waitForIp)`,
       "The domain is kept; fix what its console shows (the guest, its kernel, cmdline or disks) and run pulumi up again",
     );
   }
   const state = describeState(await lv.domainState(dom));
   throw failed(
-    `${host}: domain ${d.name} got no ${wait.family} address within ${wait.timeoutMs / 1000} s (waitForIp, source ${wait.source}); it is ${state}${seen}`,
+    `domain ${d.name} got no ${wait.family} address within ${wait.timeoutMs / 1000} s (waitForIp, source ${wait.source}); it is ${state}`,
     "Does the network serve DHCP, does the guest bring its interface up? The domain is kept; pulumi up retries the wait",
   );
 }

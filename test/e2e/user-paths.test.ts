@@ -337,6 +337,10 @@ for (const leg of testLegs()) {
         assert.match(failed.message, new RegExp(`domain ${e.prefix}-nodhcp got no ipv4 address within 20 s \\(waitForIp, source any\\); it is running`));
         assert.match(failed.message, / {2}\| udhcpc: broadcasting discover/, "the guest's own lines from the no-DHCP VM's console");
         assert.ok(seconds < 240, `the panic ended its 5 minute wait (${seconds.toFixed(0)} s)`);
+        // the reasons (with the domain's state) go into the state as the engine records them; the console never does
+        const state = JSON.stringify(await e.stack.exportStack());
+        assert.match(state, /will get no ipv4 address: its kernel panicked \(waitForIp\) \(its console's last lines are printed above\)/);
+        assert.ok(!/udhcpc|Kernel panic - not syncing/.test(state), "no console line in the state");
         // both VMs are kept and recorded: Pulumi tracks them, destroy removes them
         assert.ok(domainNames().includes(`${e.prefix}-panic`) && domainNames().includes(`${e.prefix}-nodhcp`));
       } finally {

@@ -31,11 +31,18 @@ export function runCli(
     const p = spawn(opts.installed?.node ?? process.execPath, [opts.installed?.cli ?? cliPath, ...args], { env: { ...process.env, ...opts.env } });
     let stdout = "";
     let stderr = "";
-    const timer = opts.killAfterMs ? setTimeout(() => p.kill("SIGTERM"), opts.killAfterMs) : undefined;
-    void opts.until?.finally(() => p.kill("SIGTERM"));
+    // one SIGTERM, as one Ctrl-C: a second one while the command winds down would kill it outright
+    let stopped = false;
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
+      p.kill("SIGTERM");
+    };
+    const timer = opts.killAfterMs ? setTimeout(stop, opts.killAfterMs) : undefined;
+    void opts.until?.finally(stop);
     p.stdout.on("data", (d) => {
       stdout += d;
-      if (opts.untilStdout?.test(stdout)) p.kill("SIGTERM");
+      if (opts.untilStdout?.test(stdout)) stop();
     });
     p.stderr.on("data", (d) => {
       stderr += d;
