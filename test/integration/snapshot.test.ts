@@ -103,7 +103,7 @@ describe("Snapshot and console", function () {
     );
     assert.deepStrictEqual(snapshotNames(), [], "nothing was made");
     const s = await snapshot({ name: "running", memory: true, description: "with memory" });
-    assert.deepStrictEqual([s.kvmKind, s.state, s.domainUuid, s.description], ["Snapshot", "running", vm.uuid.replace(/-/g, ""), "with memory"]);
+    assert.deepStrictEqual([s.kvmKind, s.state, s.domainUuid, s.description], ["Snapshot", "running", vm.uuid, "with memory"]);
     assert.ok(Math.abs(s.creationTime - Date.now() / 1000) < 120, `creationTime ${s.creationTime}`);
     assert.deepStrictEqual(await snapshotProvider.read(`${s.domainUuid}/running/${s.creationTime}`, s).then((r) => r.props), s);
     await snapshotProvider.delete("", s);
