@@ -3,7 +3,6 @@ import * as assert from "assert";
 import * as fs from "fs";
 import * as path from "path";
 import { execFileSync } from "child_process";
-import { create as xml } from "xmlbuilder2";
 import { domainProvider, DomainInputs, DomainOutputs } from "../../provider/resources/domain";
 import { imageProvider, ImageInputs, ImageOutputs } from "../../provider/resources/image";
 import { volumeProvider, VolumeInputs, VolumeOutputs } from "../../provider/resources/volume";
@@ -11,7 +10,7 @@ import { checked } from "../support/checked";
 import { setLogSink } from "../../provider/log";
 import { labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
-import { domainNames, leases, virsh, volumeNames } from "../support/virsh";
+import { domainNames, leases, virsh, volumeNames, withForeignDomain } from "../support/virsh";
 import { diskOf } from "../support/disks";
 import { tempDir } from "../support/tmp";
 
@@ -482,23 +481,12 @@ describe("Domain", function () {
 
   it("refuses to delete or update a domain it did not create", async () => {
     const name = `${tag}-foreign`;
-    const dir = tempDir("foreign-");
-    const file = path.join(dir, "d.xml");
-    fs.writeFileSync(
-      file,
-      xml().ele("domain", { type: "qemu" }).ele("name").txt(name).up().ele("memory", { unit: "MiB" }).txt("64").up().ele("os").ele("type").txt("hvm").end(),
-    );
-    virsh(["define", file]);
-    try {
-      const uuid = virsh(["domuuid", name]);
+    await withForeignDomain(name, async (uuid) => {
       const fake = { ...web, uuid, name };
       await assert.rejects(domainProvider.delete(uuid, fake), /not created by pulumi-kvm \(no ownership marker.*refusing to delete/s);
       await assert.rejects(domainProvider.update(uuid, fake, { ...fake, vcpu: 3 }), /refusing to update/);
       assert.ok(domainNames().includes(name));
-    } finally {
-      virsh(["undefine", name]);
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("deletes gracefully and leaves no domain, seed volume or nvram behind", async () => {

@@ -16,7 +16,7 @@ import { diskOf } from "../support/disks";
 import { labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
 import { tempDir } from "../support/tmp";
-import { virsh } from "../support/virsh";
+import { virsh, withForeignDomain } from "../support/virsh";
 
 describe("Snapshot and console", function () {
   this.timeout(300_000);
@@ -141,20 +141,9 @@ describe("Snapshot and console", function () {
   });
 
   it("refuses to snapshot a domain pulumi-kvm did not make, and names a missing one", async () => {
-    const name = `${tag}-foreign`;
-    const dir = tempDir("foreign-");
-    const file = path.join(dir, "d.xml");
-    fs.writeFileSync(
-      file,
-      xml().ele("domain", { type: "qemu" }).ele("name").txt(name).up().ele("memory", { unit: "MiB" }).txt("64").up().ele("os").ele("type").txt("hvm").end(),
-    );
-    virsh(["define", file]);
-    try {
-      await assert.rejects(snapshot({ name: "s", domain: name }), /domain .*-foreign was not created by pulumi-kvm .*refusing to snapshot it/);
+    await withForeignDomain(`${tag}-foreign`, async () => {
+      await assert.rejects(snapshot({ name: "s", domain: `${tag}-foreign` }), /domain .*-foreign was not created by pulumi-kvm .*refusing to snapshot it/);
       await assert.rejects(snapshot({ name: "s", domain: `${tag}-none` }), /there is no domain ".*-none" to snapshot/);
-    } finally {
-      virsh(["undefine", name]);
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

@@ -1,7 +1,11 @@
 // The system's own libvirt client, used by tests as an independent witness of what is
 // on the host (and by the lab test before the project's client existed).
 import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+import { create as xml } from "xmlbuilder2";
 import { LabEnv } from "./lab";
+import { tempDir } from "./tmp";
 
 /** virsh through the lab's sshd (libssh transport: the lab key and known_hosts, verified). */
 export function sshUri(lab: LabEnv, knownHosts = lab.knownHosts): string {
@@ -52,4 +56,21 @@ export function networkNames(): string[] {
     .map((l) => l.trim())
     .filter(Boolean)
     .sort();
+}
+
+/** Runs `fn` with a domain of that name defined by hand (virsh, no pulumi-kvm marker): someone else's. */
+export async function withForeignDomain(name: string, fn: (uuid: string) => Promise<void>): Promise<void> {
+  const dir = tempDir("foreign-");
+  const file = path.join(dir, "d.xml");
+  fs.writeFileSync(
+    file,
+    xml().ele("domain", { type: "qemu" }).ele("name").txt(name).up().ele("memory", { unit: "MiB" }).txt("64").up().ele("os").ele("type").txt("hvm").end(),
+  );
+  virsh(["define", file]);
+  try {
+    await fn(virsh(["domuuid", name]));
+  } finally {
+    virsh(["undefine", name]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
