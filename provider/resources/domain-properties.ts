@@ -14,6 +14,15 @@ const LIVE_DEVICES_DOC =
 export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
   kind: "Domain",
   namedBy: ["name"],
+  outputs: {
+    uuid: { type: "string", doc: "the domain's UUID, its identity" },
+    state: { type: "string", doc: 'libvirt\'s state: `"running"`, `"shutoff"`, …' },
+    interfaces: { type: "[{ mac, network, addresses }]", doc: "each NIC's MAC, its network (or `bridge:NAME`, `direct:DEV`) and its addresses" },
+    ipAddress: { type: "string", doc: "the first non-loopback, non-link-local address of the wanted family" },
+    seedVolume: { type: "string", doc: "the cloud-init seed volume, when there is one" },
+    seedPool: { type: "string", doc: "the pool of the seed volume" },
+    seedIdentity: { type: "object", doc: "what proves the seed volume is the one made", internal: true },
+  },
   properties: {
     host: hostProperty(),
     name: nameProperty("the domain's name on the host"),

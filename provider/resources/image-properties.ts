@@ -25,6 +25,14 @@ export function inPoolProperties<I extends { host: unknown }, O extends { host: 
 export const imageDeclaration: Declaration<ImageInputs, ImageOutputs> = {
   kind: "Image",
   namedBy: ["name", "pool"],
+  outputs: {
+    path: { type: "string", doc: "the volume's file on the host" },
+    key: { type: "string", doc: "libvirt's key of the volume" },
+    capacityBytes: { type: "number", doc: "the virtual size in bytes" },
+    sha256: { type: "string", doc: "the sha256 of the bytes uploaded" },
+    sha512: { type: "string", doc: "their sha512, when the source gave one (or its checksum file did)" },
+    identity: { type: "object", doc: "what proves the volume on the host is the one uploaded", internal: true },
+  },
   properties: {
     ...inPoolProperties(),
     source: {

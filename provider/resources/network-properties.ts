@@ -11,6 +11,10 @@ const reservations = (n: NetworkInputs) => [...(n.dhcp?.hosts ?? [])].sort((a, b
 export const networkDeclaration: Declaration<NetworkInputs, NetworkOutputs> = {
   kind: "Network",
   namedBy: ["name"],
+  outputs: {
+    uuid: { type: "string", doc: "the network's UUID, its identity" },
+    active: { type: "boolean", doc: "whether it runs" },
+  },
   // a network found stopped (refresh) is started again by the update
   drifted: (o) => o.active === false,
   properties: {

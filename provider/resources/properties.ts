@@ -42,10 +42,21 @@ export interface Property<I, O> {
   restartWhen?: { doc: string; test: (olds: O, news: I) => boolean };
 }
 
+/** An output the kind adds to its inputs: what the host reports, or what the provider records for itself. */
+export interface OutputProperty {
+  /** The type as the docs (and a schema) show it. */
+  type: string;
+  doc: string;
+  /** Recorded for the provider's own use (what proves an object is the one made): not for programs. */
+  internal?: boolean;
+}
+
 export interface Declaration<I, O> {
   kind: Kind;
   /** Every input, each once: a forgotten one is a compile error. */
   properties: { readonly [K in keyof Required<I>]: Property<I, O> };
+  /** Every output beyond the inputs (and kvmKind, the kind itself), each once: a forgotten one is a compile error. */
+  outputs: { readonly [K in Exclude<keyof Required<O>, keyof I | "kvmKind">]: OutputProperty };
   /** The inputs that name the object on its host: replacing it with the same ones deletes first. */
   namedBy: readonly (keyof I & string)[];
   /** Drift that only an update undoes (a pool found stopped): an update even with equal inputs. */

@@ -7,6 +7,11 @@ import { Declaration, hostProperty, nameProperty, resourceNameProperty } from ".
 export const snapshotDeclaration: Declaration<SnapshotInputs, SnapshotOutputs> = {
   kind: "Snapshot",
   namedBy: ["domain", "name"],
+  outputs: {
+    domainUuid: { type: "string", doc: "the UUID of the domain it belongs to" },
+    creationTime: { type: "number", doc: "when libvirt took it, in seconds since the epoch" },
+    state: { type: "string", doc: 'the domain\'s state when it was taken: `"running"` (with memory) or `"shutoff"`' },
+  },
   properties: {
     host: hostProperty(),
     domain: {

@@ -6,6 +6,12 @@ import type { StoragePoolInputs, StoragePoolOutputs } from "./storage-pool";
 export const storagePoolDeclaration: Declaration<StoragePoolInputs, StoragePoolOutputs> = {
   kind: "StoragePool",
   namedBy: ["name"],
+  outputs: {
+    uuid: { type: "string", doc: "the pool's UUID, its identity" },
+    state: { type: "string", doc: 'libvirt\'s state: `"running"`, `"inactive"`, …' },
+    capacityBytes: { type: "number", doc: "the size of the pool's file system" },
+    availableBytes: { type: "number", doc: "the bytes free in it" },
+  },
   // a pool found stopped (refresh) is started again by the update
   drifted: (o) => o.state !== undefined && o.state !== "running",
   properties: {

@@ -3,22 +3,10 @@
 // declarations disagree.
 import * as fs from "fs";
 import * as path from "path";
-import { domainDeclaration } from "../../provider/resources/domain-properties";
-import { imageDeclaration } from "../../provider/resources/image-properties";
-import { networkDeclaration } from "../../provider/resources/network-properties";
+import { DECLARATIONS as BY_KIND } from "../../provider/resources/declarations";
 import { ChangeClass, Declaration, Property } from "../../provider/resources/properties";
-import { snapshotDeclaration } from "../../provider/resources/snapshot-properties";
-import { storagePoolDeclaration } from "../../provider/resources/storage-pool-properties";
-import { volumeDeclaration } from "../../provider/resources/volume-properties";
 
-export const DECLARATIONS: Declaration<any, any>[] = [
-  imageDeclaration,
-  volumeDeclaration,
-  domainDeclaration,
-  storagePoolDeclaration,
-  networkDeclaration,
-  snapshotDeclaration,
-];
+export const DECLARATIONS: Declaration<any, any>[] = Object.values(BY_KIND);
 
 export const DOCS_FILE = path.join(__dirname, "../../../docs/resources.md");
 
