@@ -87,3 +87,5 @@ export function packageSchema(version: string) {
     resources: Object.fromEntries((Object.keys(DECLARATIONS) as Kind[]).map((kind) => [typeToken(kind), resourceOf(kind)])),
   };
 }
+
+export const schemaJson = (version: string) => JSON.stringify(packageSchema(version));
