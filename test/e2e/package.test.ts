@@ -29,7 +29,7 @@ for (const leg of testLegs()) {
       console.log(`      leg ${project.leg.name}: node ${project.nodeVersion}, @pulumi/pulumi ${project.sdkVersion}`);
     });
 
-    it("packs from a clean clone: dist of sdk, provider and cli, README, docs and LICENSE; no tests, sources or source maps", () => {
+    it("packs from a clean clone: dist of sdk, provider, cli and plugin, README, docs and LICENSE; no tests, sources or source maps", () => {
       const tarball = packedTarball();
       const entries = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" })
         .trim()
@@ -49,10 +49,11 @@ for (const leg of testLegs()) {
         "dist/provider/index.js",
         "dist/provider/index.d.ts",
         "dist/cli/main.js",
+        "dist/plugin/main.js",
       ]) {
         assert.ok(entries.includes(f), `${f} is in the tarball`);
       }
-      const strays = entries.filter((f) => !/^(package\.json|LICENSE|README\.md|docs\/.+\.md|dist\/(sdk|provider|cli)\/.+\.(js|d\.ts))$/.test(f));
+      const strays = entries.filter((f) => !/^(package\.json|LICENSE|README\.md|docs\/.+\.md|dist\/(sdk|provider|cli|plugin)\/.+\.(js|d\.ts))$/.test(f));
       assert.deepStrictEqual(strays, [], "nothing else: no tests, bench, sources, maps or build info");
       const license = execFileSync("tar", ["xzOf", tarball, "package/LICENSE"], { encoding: "utf8" });
       assert.match(license, /Apache License\s+Version 2\.0/);

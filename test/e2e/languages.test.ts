@@ -1,0 +1,79 @@
+// Every Pulumi language: the kvm provider plugin as users install it (`npm run plugin`'s
+// tarball of this commit, `pulumi plugin install resource kvm VERSION --file`) running a
+// Pulumi YAML program on the lab through the real CLI and the YAML language host.
+import * as assert from "assert";
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+import { e2eStack, E2eStack } from "../support/pulumi";
+import { labEnv, repoRoot } from "../support/lab";
+import { packedTarball } from "../support/package";
+import { tempDir } from "../support/tmp";
+import { domainNames, virsh, volumeNames } from "../support/virsh";
+
+const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
+
+describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
+  this.timeout(600_000);
+  const prefix = `yl${process.pid}`;
+  const version = (JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
+  let e: E2eStack | undefined;
+  let volumesBefore: string[];
+  let domainsBefore: string[];
+
+  before(async () => {
+    const lab = labEnv();
+    volumesBefore = volumeNames(lab);
+    domainsBefore = domainNames();
+    const out = tempDir("kvm-plugin-");
+    const tarball = execFileSync(path.join(repoRoot, "scripts", "plugin"), [out, packedTarball()], { encoding: "utf8" }).trim();
+    const dir = tempDir("yaml-program-");
+    fs.copyFileSync(path.join(repoRoot, "test", "programs", "yaml", "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
+    e = await e2eStack(dir, `yaml${prefix}`, {
+      prefix,
+      port: String(lab.port),
+      privateKeyPath: lab.key,
+      knownHostsPath: lab.knownHosts,
+      imagePath: lab.image,
+      network: lab.network,
+    });
+    // as the docs say: the plugin from its tarball into the plugin cache (this run's PULUMI_HOME)
+    execFileSync("pulumi", ["plugin", "install", "resource", "kvm", version, "--file", tarball], { env: { ...process.env, ...e.env }, stdio: "pipe" });
+  });
+
+  after(async () => {
+    await e?.stack.destroy().catch(() => undefined);
+    await e?.remove();
+  });
+
+  it("previews, brings the VM up with an IP, previews no change, updates in place, refreshes and destroys; nothing is left", async () => {
+    const stack = e!.stack;
+    const preview = await stack.preview();
+    assert.deepStrictEqual(only(preview.changeSummary), { create: 4 });
+    for (const kind of ["Image", "Volume", "Domain"])
+      assert.match(preview.stdout, new RegExp(`\\+\\s+kvm:index:${kind}\\s`), `the preview names kvm:index:${kind}`);
+
+    const up = await stack.up();
+    assert.strictEqual(up.summary.result, "succeeded");
+    assert.match(up.outputs.ip.value, /^192\.168\.150\.\d+$/);
+    assert.strictEqual(up.outputs.state.value, "running");
+    assert.deepStrictEqual(only((await stack.preview()).changeSummary), { same: 4 }, "no change after up");
+
+    // the cloud-init seed is a secret in the state, as the kind declares it
+    const state = JSON.stringify(await stack.exportStack());
+    assert.doesNotMatch(state, new RegExp(`"hostname":"${prefix}-vm"`), "cloudInit is stored encrypted");
+
+    await stack.setConfig("autostart", { value: "true" });
+    const updated = await stack.up();
+    assert.deepStrictEqual(only(updated.summary.resourceChanges ?? {}), { same: 3, update: 1 });
+    assert.match(updated.stdout, /~\s+kvm:index:Domain vm updated .*\[diff: ~autostart\]/);
+    assert.match(virsh(["dominfo", `${prefix}-vm`]), /Autostart:\s+enable/);
+
+    const refreshed = await stack.refresh();
+    assert.deepStrictEqual(only(refreshed.summary.resourceChanges ?? {}), { same: 4 });
+
+    await stack.destroy();
+    assert.deepStrictEqual(domainNames(), domainsBefore, "no domain left");
+    assert.deepStrictEqual(volumeNames(labEnv()), volumesBefore, "no volume left");
+  });
+});
