@@ -10,6 +10,7 @@ import { labEnv, repoRoot } from "../support/lab";
 import { packedTarball } from "../support/package";
 import { tempDir } from "../support/tmp";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
+import { packageSchema } from "../../plugin/schema";
 
 const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
 
@@ -39,6 +40,11 @@ describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
     });
     // as the docs say: the plugin from its tarball into the plugin cache (this run's PULUMI_HOME)
     execFileSync("pulumi", ["plugin", "install", "resource", "kvm", version, "--file", tarball], { env: { ...process.env, ...e.env }, stdio: "pipe" });
+  });
+
+  it("serves the schema generated from the declarations (pulumi package get-schema kvm)", () => {
+    const served = execFileSync("pulumi", ["package", "get-schema", "kvm"], { env: { ...process.env, ...e!.env }, encoding: "utf8" });
+    assert.deepStrictEqual(JSON.parse(served), packageSchema(version));
   });
 
   after(async () => {
