@@ -4,7 +4,19 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "dist-plugin/**", "node_modules/**", ".lab/**", "test/programs/**", "bench/programs/**", "examples/**", "eslint.config.mjs"] },
+  {
+    ignores: [
+      "dist/**",
+      "dist-plugin/**",
+      "dist-sdks/**",
+      "node_modules/**",
+      ".lab/**",
+      "test/programs/**",
+      "bench/programs/**",
+      "examples/**",
+      "eslint.config.mjs",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -55,6 +55,30 @@ describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
     await e?.remove();
   });
 
+  it("generates Go and Python SDKs from the schema with Pulumi's own code generators: the Go SDK builds, the Python SDK compiles", () => {
+    const out = tempDir("kvm-sdks-");
+    execFileSync(path.join(repoRoot, "scripts", "gen-sdk"), [out], { stdio: "pipe" });
+    // the Go generator's default import path (no importBasePath in the schema) is example.com/pulumi-kvm/sdk/go/kvm
+    fs.writeFileSync(path.join(out, "go.mod"), "module example.com/pulumi-kvm/sdk\n\ngo 1.24\n\nrequire github.com/pulumi/pulumi/sdk/v3 v3.274.1\n");
+    execFileSync("go", ["mod", "tidy"], { cwd: out, env: { ...process.env, GOFLAGS: "-mod=mod" }, stdio: "pipe" });
+    execFileSync("go", ["build", "./go/..."], { cwd: out, stdio: "pipe" });
+    const py = path.join(out, "python", "pulumi_kvm");
+    execFileSync("python3", [
+      "-m",
+      "py_compile",
+      ...fs
+        .readdirSync(py)
+        .filter((f) => f.endsWith(".py"))
+        .map((f) => path.join(py, f)),
+    ]);
+    for (const kind of ["Image", "Volume", "Domain", "StoragePool", "Network", "Snapshot"]) {
+      const goFile = `${kind[0].toLowerCase()}${kind.slice(1)}.go`;
+      assert.match(fs.readFileSync(path.join(out, "go", "kvm", goFile), "utf8"), new RegExp(`func New${kind}\\(ctx \\*pulumi\\.Context`), goFile);
+      const pyFile = `${kind.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase()}.py`;
+      assert.match(fs.readFileSync(path.join(py, pyFile), "utf8"), new RegExp(`class ${kind}\\(pulumi\\.CustomResource\\)`), pyFile);
+    }
+  });
+
   it("previews, brings the VM up with an IP, previews no change, updates in place, refreshes and destroys; nothing is left", async () => {
     const stack = e!.stack;
     const preview = await stack.preview();
