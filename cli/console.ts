@@ -1,7 +1,8 @@
 // `pulumi-kvm console DOMAIN`: prints what a VM's serial console shows, read through
 // libvirt over the host's SSH link. Read only: nothing is ever sent to the guest.
 import { parseArgs } from "util";
-import { describeState, DomainState, isLibvirtError } from "../provider/libvirt/api";
+import { describeState, isLibvirtError } from "../provider/libvirt/api";
+import { isRunningState } from "../provider/resources/domain-power";
 import { HostPool } from "../provider/pool/host-pool";
 import { hostLabel } from "../provider/resources/common";
 import { printable } from "../provider/resources/domain-console";
@@ -53,7 +54,7 @@ export async function consoleCommand(argv: string[]): Promise<number> {
     return await pool.run(host, async (lv) => {
       const dom = await lv.lookupDomain(plan.domain);
       const state = await lv.domainState(dom);
-      if (state.state !== DomainState.RUNNING && state.state !== DomainState.BLOCKED) {
+      if (!isRunningState(state.state)) {
         process.stderr.write(`pulumi-kvm console: domain ${plan.domain} on ${hostLabel(host)} is ${describeState(state)}: its console shows nothing\n`);
         return 1;
       }

@@ -6,7 +6,8 @@ import * as path from "path";
 import { promisify } from "util";
 import { HostHealth } from "../provider/health/check";
 import { HostPool } from "../provider/pool/host-pool";
-import { describeState, DomainState, isLibvirtError, Libvirt } from "../provider/libvirt/api";
+import { describeState, isLibvirtError, Libvirt } from "../provider/libvirt/api";
+import { isRunningState } from "../provider/resources/domain-power";
 import { HostConfig, hostIdentity, resolveHost } from "../provider/ssh/host";
 import { GONE_CODES, isKind, Kind } from "../provider/kinds";
 import type { LoginOverrides } from "./health-args";
@@ -80,7 +81,7 @@ async function stateOnHost(lv: Libvirt, r: StackResource): Promise<{ active: boo
     case "Domain": {
       // a paused or crashed VM is not running, whatever qemu holds
       const s = await lv.domainState(await lv.lookupDomain(r.name));
-      return { active: s.state === DomainState.RUNNING || s.state === DomainState.BLOCKED, said: describeState(s) };
+      return { active: isRunningState(s.state), said: describeState(s) };
     }
     case "StoragePool":
       return activity(await lv.poolIsActive(await lv.lookupPool(r.name)));

@@ -56,7 +56,7 @@ export class ConsoleTail {
     return printableLines(Buffer.concat(this.chunks).toString("utf8")).slice(-n);
   }
 
-  /** The kernel panicked (and nothing was printed after the panic that says it rebooted). */
+  /** Its kept end shows a kernel panic (also for a kernel set to reboot on panic: the wait gives up while the panic is in view). */
   panicked(): boolean {
     return KERNEL_PANIC.test(Buffer.concat(this.chunks).toString("latin1"));
   }

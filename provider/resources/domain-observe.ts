@@ -3,14 +3,14 @@
 // the VM: what fails after it started is a partial-init error Pulumi records.
 import { explain, KvmError } from "../errors";
 import { log } from "../log";
-import { describeState, DomainRef, DomainState, DomainXmlFlags, Libvirt, unlessMissing } from "../libvirt/api";
+import { describeState, DomainRef, DomainXmlFlags, Libvirt, unlessMissing } from "../libvirt/api";
 import { parseDomainXml } from "../xml/domain";
 import { hostLabel } from "./common";
 import { HostAccess } from "./context";
 import { DomainInputs, DomainOutputs, SeedRecord, waitSpec } from "./domain-inputs";
 import { ArpTableUnreadable, interfaceAddresses, LeaseSnapshot, waitForAddress } from "./domain-ip";
 import { consoleReport, ConsoleWatch } from "./domain-console";
-import { isActiveState } from "./domain-power";
+import { isActiveState, isRunningState } from "./domain-power";
 import { composeOutputs, unobservedOutputs } from "./domain-spec";
 import { PartialInitError } from "./partial-init";
 import { hasOwnerMarker } from "./removal";
@@ -79,7 +79,7 @@ export interface Boot {
 function noAddressCanCome(lv: Libvirt, dom: DomainRef, console: ConsoleWatch | undefined): () => Promise<string | undefined> {
   return async () => {
     const s = await lv.domainState(dom);
-    if (s.state !== DomainState.RUNNING && s.state !== DomainState.BLOCKED) return `it is ${describeState(s)}`;
+    if (!isRunningState(s.state)) return `it is ${describeState(s)}`;
     if (console?.tail.panicked()) return "its kernel panicked";
     return undefined;
   };

@@ -14,6 +14,11 @@ export function isActiveState(state: number): boolean {
   );
 }
 
+/** The guest runs: not paused, crashed, stopping or off (what a running VM's console and address need). */
+export function isRunningState(state: number): boolean {
+  return state === DomainState.RUNNING || state === DomainState.BLOCKED;
+}
+
 export async function isActive(lv: Libvirt, dom: DomainRef): Promise<boolean> {
   return isActiveState((await lv.domainState(dom)).state);
 }
