@@ -95,13 +95,14 @@ for (const leg of testLegs()) {
             virsh(["reset", `${prefix}-vm`]);
           }
         },
-        untilStdout: /kvmlab-guest: .*\n[\s\S]*udhcpc: lease/,
+        // the whole line: a pipe may deliver it in pieces
+        untilStdout: /kvmlab-guest: .*\n[\s\S]*udhcpc: lease of [\d.]+ obtained/,
         killAfterMs: 300_000,
       });
       assert.ok(reset, read.stderr);
       assert.strictEqual(read.code, 0, read.stderr);
       assert.match(read.stderr, new RegExp(`reading domain ${prefix}-vm on root@127\\.0\\.0\\.1:\\d+ \\(read only; Ctrl-C to stop\\)`));
-      assert.match(read.stdout, /udhcpc: lease of 192\.168\.150\.\d+ obtained/, "the boot's lines, up to its DHCP lease");
+      assert.match(read.stdout, /udhcpc: lease of 192\.168\.150\.\d+ obtained/, `the boot's lines, up to its DHCP lease:\n${read.stdout}`);
       assert.ok(!read.stdout.includes("\u001b"), "no escape sequences reach the terminal");
     });
 
