@@ -1,40 +1,43 @@
 // The Pulumi package schema of the kvm provider plugin, generated from the declaration of
 // kinds (provider/resources/declarations.ts): every input with its type, description,
-// default, secrecy and whether a change replaces; every output a program reads. Nothing
-// here is written by hand per kind.
+// default, secrecy and whether a change replaces; every output a program reads; the
+// structured values (a host, a disk, …) as object types. Nothing here is written by hand per kind.
 import { Kind } from "../provider/kinds";
 import { DECLARATIONS } from "../provider/resources/declarations";
+import { Field, OBJECT_TYPES, ObjectType } from "../provider/resources/object-types";
 import { ChangeClass, OutputProperty, Property } from "../provider/resources/properties";
 
 export const PACKAGE = "kvm";
 
+/** The generated Go SDK's module: no server serves it, a program points it at the generated folder (docs/languages.md). */
+export const GO_IMPORT_PATH = "pulumi-kvm/sdk/go/kvm";
+
 /** The type token of a kind: kvm:index:Domain. */
 export const typeToken = (kind: Kind) => `${PACKAGE}:index:${kind}`;
 
-type SchemaType = { type: "string" | "boolean" | "number" } | { type: "array"; items: SchemaType } | { $ref: string };
+type Primitive = "string" | "boolean" | "number" | "integer";
+type SchemaType = { type: Primitive } | { type: "array"; items: SchemaType } | { $ref: string } | { oneOf: SchemaType[] };
 
-const ANY: SchemaType = { $ref: "pulumi.json#/Any" };
+/** The token of an object type of OBJECT_TYPES: kvm:index:Host. */
+const objectToken = (name: string) => `${PACKAGE}:index:${name}`;
 
-/** How a declared type (as the docs show it) is a schema type: primitives as such, structured values as Any. */
-const TYPES: [RegExp, SchemaType][] = [
-  [/^string$/, { type: "string" }],
-  [/^boolean$/, { type: "boolean" }],
-  [/^number$/, { type: "number" }],
-  [/^string\[\]$/, { type: "array", items: { type: "string" } }],
-  // a choice of strings, named in the description
-  [/^"[^"]+"( \| "[^"]+")*$/, { type: "string" }],
-  // another resource's name: a program passes its name output
-  [/^(Image|Volume)( \| (Image|Volume))* \| string$/, { type: "string" }],
-  // a size as a number or a string with a unit, a flag or its settings, objects and lists of them
-  [/^number \| string\b/, ANY],
-  [/^boolean \| \{/, ANY],
-  [/^(Host|object|DiskInput\[\]|InterfaceInput\[\]|\{.*\}|\[\{.*\}\])$/, ANY],
-];
+/** One alternative of a declared type: a primitive, a string constant, another resource (passed by name), an object type, a list. */
+function alternative(t: string, declared: string): SchemaType {
+  if (t === "string" || t === "boolean" || t === "number" || t === "integer") return { type: t };
+  if (/^"[^"]*"$/.test(t) || t === "Image" || t === "Volume") return { type: "string" };
+  if (t.endsWith("[]")) return { type: "array", items: alternative(t.slice(0, -2), declared) };
+  if (t in OBJECT_TYPES) return { $ref: `#/types/${objectToken(t)}` };
+  throw new Error(`no schema type for the declared type ${JSON.stringify(declared)}: declare ${JSON.stringify(t)} in provider/resources/object-types.ts`);
+}
 
+/** A declared type (as the docs show it: `number | string ("2GiB", or MiB)`) as a schema type; a union of several is a oneOf. */
 export function schemaType(declared: string): SchemaType {
-  const found = TYPES.find(([re]) => re.test(declared));
-  if (!found) throw new Error(`no schema type for the declared type ${JSON.stringify(declared)}: add a row to plugin/schema.ts`);
-  return found[1];
+  const alternatives = declared
+    .replace(/\s*\(.*\)$/, "")
+    .split(" | ")
+    .map((t) => alternative(t, declared));
+  const distinct = alternatives.filter((a, i) => alternatives.findIndex((b) => JSON.stringify(a) === JSON.stringify(b)) === i);
+  return distinct.length === 1 ? distinct[0] : { oneOf: distinct };
 }
 
 const CHANGES: Record<ChangeClass, string> = {
@@ -47,7 +50,7 @@ const CHANGES: Record<ChangeClass, string> = {
 function inputProperty(p: Property<unknown, unknown>) {
   const type = schemaType(p.type);
   // a schema default is a constant of the property's own primitive type ("512MiB" is not one of Any)
-  const constant = "type" in type && typeof p.default === type.type;
+  const constant = "type" in type && (type.type === "integer" ? Number.isInteger(p.default) : typeof p.default === type.type);
   return {
     ...type,
     description: `${p.doc}. ${p.defaultDoc ? `Default: ${p.defaultDoc}. ` : ""}${CHANGES[p.change]}`,
@@ -59,6 +62,23 @@ function inputProperty(p: Property<unknown, unknown>) {
 
 const outputProperty = (o: OutputProperty) => ({ ...schemaType(o.type), description: o.doc });
 
+const required = (fields: Record<string, Field>) => {
+  const names = Object.entries(fields)
+    .filter(([, f]) => f.required)
+    .map(([k]) => k);
+  return names.length ? { required: names } : {};
+};
+
+/** A structured value as a schema object type: its fields, typed and described. */
+const objectType = (t: ObjectType<unknown>) => ({
+  type: "object",
+  description: `${t.doc}.`,
+  properties: Object.fromEntries(
+    Object.entries<Field>(t.fields).map(([k, f]) => [k, { ...schemaType(f.type), description: f.doc, ...(f.secret ? { secret: true } : {}) }]),
+  ),
+  ...required(t.fields),
+});
+
 /** One kind as a schema resource: what a program writes (not the SDK's own hints) and what it reads back. */
 function resourceOf(kind: Kind) {
   const decl = DECLARATIONS[kind];
@@ -68,6 +88,11 @@ function resourceOf(kind: Kind) {
     description: `A libvirt ${kind} of a host reached over SSH (docs/resources.md of pulumi-kvm).`,
     inputProperties: Object.fromEntries(inputs.map(([k, p]) => [k, inputProperty(p)])),
     requiredInputs: inputs.filter(([, p]) => p.required).map(([k]) => k),
+    // what every object has: required inputs, those check fills in, and the outputs always reported
+    required: [
+      ...inputs.filter(([k, p]) => p.required || p.default !== undefined || decl.namedBy.includes(k)).map(([k]) => k),
+      ...outputs.filter(([, o]) => !o.optional).map(([k]) => k),
+    ],
     properties: {
       ...Object.fromEntries(inputs.map(([k, p]) => [k, { ...schemaType(p.type), description: p.doc, ...(p.secret ? { secret: true } : {}) }])),
       ...Object.fromEntries(outputs.map(([k, o]) => [k, outputProperty(o)])),
@@ -84,6 +109,8 @@ export function packageSchema(version: string) {
       "KVM virtual machines on remote libvirt hosts over SSH, speaking libvirt's RPC protocol: images, volumes, domains, storage pools, networks and snapshots.",
     keywords: ["pulumi", "kvm", "libvirt", "category/infrastructure", "kind/native"],
     license: "Apache-2.0",
+    language: { go: { importBasePath: GO_IMPORT_PATH, respectSchemaVersion: true }, python: { respectSchemaVersion: true } },
+    types: Object.fromEntries(Object.entries(OBJECT_TYPES).map(([name, t]) => [objectToken(name), objectType(t)])),
     resources: Object.fromEntries((Object.keys(DECLARATIONS) as Kind[]).map((kind) => [typeToken(kind), resourceOf(kind)])),
   };
 }

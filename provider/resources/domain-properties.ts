@@ -17,18 +17,18 @@ export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
   outputs: {
     uuid: { type: "string", doc: "the domain's UUID, its identity" },
     state: { type: "string", doc: 'libvirt\'s state: `"running"`, `"shutoff"`, …' },
-    interfaces: { type: "[{ mac, network, addresses }]", doc: "each NIC's MAC, its network (or `bridge:NAME`, `direct:DEV`) and its addresses" },
-    ipAddress: { type: "string", doc: "the first non-loopback, non-link-local address of the wanted family" },
-    seedVolume: { type: "string", doc: "the cloud-init seed volume, when there is one" },
-    seedPool: { type: "string", doc: "the pool of the seed volume" },
-    seedIdentity: { type: "object", doc: "what proves the seed volume is the one made", internal: true },
+    interfaces: { type: "InterfaceState[]", doc: "each NIC's MAC, its network (or `bridge:NAME`, `direct:DEV`) and its addresses" },
+    ipAddress: { type: "string", doc: "the first non-loopback, non-link-local address of the wanted family", optional: true },
+    seedVolume: { type: "string", doc: "the cloud-init seed volume, when there is one", optional: true },
+    seedPool: { type: "string", doc: "the pool of the seed volume", optional: true },
+    seedIdentity: { type: "object", doc: "what proves the seed volume is the one made", internal: true, optional: true },
   },
   properties: {
     host: hostProperty(),
     name: nameProperty("the domain's name on the host"),
     resourceName: resourceNameProperty(),
     type: { type: '"kvm" | "qemu"', doc: '`"qemu"` for software emulation (hosts without `/dev/kvm`)', default: "kvm", change: "replace" },
-    vcpu: { type: "number", doc: "virtual CPUs; up to `maxVcpu` they are plugged into and out of the running VM", default: 1, change: "live" },
+    vcpu: { type: "integer", doc: "virtual CPUs; up to `maxVcpu` they are plugged into and out of the running VM", default: 1, change: "live" },
     memory: {
       type: 'number | string ("2GiB", or MiB)',
       doc: '`"2GiB"` or a number of MiB; up to `maxMemory` the running VM\'s balloon gives it or takes it back',
@@ -36,7 +36,7 @@ export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
       change: "live",
     },
     maxVcpu: {
-      type: "number",
+      type: "integer",
       doc: "the most vCPUs `vcpu` can be raised to without a restart",
       defaultDoc: "`vcpu`",
       change: "restart",
@@ -64,7 +64,7 @@ export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
     machine: { type: "string", doc: 'the machine type, e.g. `"q35"`', defaultDoc: "libvirt's", change: "replace" },
     cpuMode: { type: "string", doc: 'e.g. `"host-passthrough"`', defaultDoc: "libvirt's", change: "restart" },
     disks: {
-      type: "DiskInput[]",
+      type: "Disk[]",
       doc: '`[{ volume: Volume | Image | name, pool?, device?: "disk" | "cdrom", bus?: "virtio" | "sata" | "scsi" | "ide", format?: "qcow2" | "raw", bootOrder?, cache?, discard?, serial?, readonly? }]`; boots from the first disk unless `kernel` is given or disks have a `bootOrder` (1 first, each its own). `cache`: `"default"`, `"none"`, `"writethrough"`, `"writeback"`, `"directsync"`, `"unsafe"`; `discard: "unmap"` passes the guest\'s TRIM on to the volume; `serial` (up to 20 letters, digits, `_ . + -`) is what the guest sees in `/dev/disk/by-id`; `readonly: true` attaches it read-only. `format` comes from a Volume or Image given as `volume`, and is **required for a volume given by name**; `backing` (`{ path, format }`, a Volume\'s `backing` output) is a qcow2 overlay\'s base, brought by a Volume given as `volume`: a qcow2 overlay given by name without it is refused, since its base is never read from the file ([what the provider trusts](#what-the-provider-trusts)). A user cdrom defaults to `sata`, which installers and firmware boot menus expect (the seed is on `scsi`, which every cloud kernel reads); Debian\'s genericcloud kernel has no AHCI, so give `bus: "scsi"` for a cdrom such a guest must read',
       required: true,
       change: "live",
@@ -72,14 +72,14 @@ export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
       restartWhen: { doc: LIVE_DEVICES_DOC, test: devicesNeedRestart },
     },
     networkInterfaces: {
-      type: "InterfaceInput[]",
+      type: "NetworkInterface[]",
       doc: '`[{ network?: string, bridge?: string, direct?: { dev, mode? }, mac?: string, model?: "virtio" }]`: one of a libvirt network (default `"default"`), a host bridge (`"br0"`), or `direct`: macvtap on a host device (`{ dev: "eth0", mode: "bridge" (default) | "vepa" | "private" | "passthrough" }`; in bridge mode the host itself cannot reach the guest through that device, other machines on its LAN can). An interface keeps its MAC across changes (by its network, not its position)',
       default: [],
       change: "live",
       restartWhen: { doc: LIVE_DEVICES_DOC, test: devicesNeedRestart },
     },
     cloudInit: {
-      type: "{ userData?, vendorData?, metaData?, networkConfig?, hostname? }",
+      type: "CloudInit",
       doc: "a NoCloud seed (an ISO 9660 image labelled `cidata`, written in pure TypeScript) is uploaded as the volume `<name>-seed.iso` and attached as a cdrom on virtio-scsi (a driver every cloud kernel has): `user-data`, `vendor-data` (only when given; cloud-init merges it under user-data: for the same cloud-config key, user-data wins, so a vendor `runcmd` beside a user `runcmd` is a shell script part instead), `network-config` (v1 or v2, e.g. DHCP on one NIC and a static address on another, matched by a pinned `mac`). `meta-data` gets `instance-id` (from the content hash) and `local-hostname` (default: the domain name). The whole `cloudInit` is a secret whenever any part is given. A change writes a new seed (a new instance-id) and restarts the VM, so cloud-init runs again with the new data; UUID, MACs and disks stay, the old seed volume goes",
       defaultDoc: "none",
       secret: true,
@@ -108,7 +108,7 @@ export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
       change: "restart",
     },
     waitForIp: {
-      type: "boolean | { timeout?, source?, family? }",
+      type: "boolean | WaitForIp",
       doc: '`true` or `{ timeout?: "5m", source?: "lease" | "agent" | "arp" | "any" (default: lease or agent), family?: "ipv4" (default) | "ipv6" | "any" }`: create (and an update that starts the VM) waits for an address of this boot. Bridge and direct NICs have no libvirt lease: use `"agent"` (with `qemuAgent`) or `"arp"` (the host\'s ARP table; `check` says so)',
       change: "record",
     },

@@ -30,36 +30,19 @@ export const imageDeclaration: Declaration<ImageInputs, ImageOutputs> = {
     key: { type: "string", doc: "libvirt's key of the volume" },
     capacityBytes: { type: "number", doc: "the virtual size in bytes" },
     sha256: { type: "string", doc: "the sha256 of the bytes uploaded" },
-    sha512: { type: "string", doc: "their sha512, when the source gave one (or its checksum file did)" },
-    identity: { type: "object", doc: "what proves the volume on the host is the one uploaded", internal: true },
+    sha512: { type: "string", doc: "their sha512, when the source gave one (or its checksum file did)", optional: true },
+    identity: { type: "object", doc: "what proves the volume on the host is the one uploaded", internal: true, optional: true },
   },
   properties: {
     ...inPoolProperties(),
     source: {
-      type: "{ url | path, sha256?, sha512?, checksumUrl? }",
+      type: "ImageSource",
       doc: "where the bytes come from, and the checksum they must have",
       required: true,
       // the same bytes from another place (a checkout, a mirror) only update the record
       change: "record",
       replaceWhen: { doc: "other bytes (another checksum, or another place when none is given)", test: otherContent },
-      fields: {
-        "url / path": {
-          type: "string",
-          doc: "exactly one: an http(s) URL (streamed to the host while it downloads, nothing staged on disk; see Downloads) or a local file",
-        },
-        sha256: {
-          type: "string",
-          doc: "for a local file: verified in `check` (so `pulumi preview` fails on a mismatch), and again on the bytes the upload sent. For a URL: verified as the bytes arrive. On a mismatch the volume they went into is deleted and the create fails",
-        },
-        sha512: {
-          type: "string",
-          doc: "the same with a sha512, as Debian publishes them (`SHA512SUMS`). At most one of `sha256`, `sha512`, `checksumUrl`",
-        },
-        checksumUrl: {
-          type: "string",
-          doc: "an http(s) URL of a `SHA256SUMS` or `SHA512SUMS` file (GNU `HEX  NAME` / `HEX *NAME` lines, or BSD `SHA512 (NAME) = HEX`): `check` fetches it (at most 1 MiB) and takes the line of the image's file name as its `sha256` or `sha512`, failing on `source.checksumUrl` when there is none. The checksum file's own integrity is yours to choose: an https URL of the distribution's site, or a `sha512` pinned in the program",
-        },
-      },
+      listFields: true,
     },
     format: {
       type: '"qcow2" | "raw"',

@@ -41,7 +41,7 @@ export const networkDeclaration: Declaration<NetworkInputs, NetworkOutputs> = {
       change: "replace",
     },
     dhcp: {
-      type: "{ start, end, hosts?: [{ mac, ip, name? }] }",
+      type: "Dhcp",
       doc: "a DHCP range inside the first IPv4 subnet, and reservations (`hosts`), which change live and in the definition",
       change: "live",
       same: (o, n) => deepEqual(dhcpRange(o), dhcpRange(n)) && deepEqual(reservations(o), reservations(n)),

@@ -15,7 +15,7 @@ import { DiffResult } from "./types";
 export type ChangeClass = "replace" | "restart" | "live" | "record";
 
 export interface Property<I, O> {
-  /** The type as the docs (and a schema) show it. */
+  /** The type as the docs (and a schema) show it: "integer" where only whole numbers do. */
   type: string;
   /** What it is, for the docs' reference table. */
   doc: string;
@@ -36,8 +36,8 @@ export interface Property<I, O> {
   bySdk?: boolean;
   /** When the recorded and the new value count as the same, when that is not equality (defaults applied). */
   same?: (olds: O, news: I) => boolean;
-  /** The members of an object-valued input that the docs list one by one (they change as it does). */
-  fields?: Record<string, { type: string; doc: string; default?: string | number | boolean }>;
+  /** The docs list the fields of this input's object type one by one (they change as it does). */
+  listFields?: boolean;
   /** A difference that needs a new object though its class is milder, and when that is. */
   replaceWhen?: { doc: string; test: (olds: O, news: I) => boolean };
   /** A live change that needs a restart after all, and when that is. */
@@ -51,14 +51,19 @@ export interface OutputProperty {
   doc: string;
   /** Recorded for the provider's own use (what proves an object is the one made): not for programs. */
   internal?: boolean;
+  /** Absent on some objects (an overlay's base, a seed volume). */
+  optional?: boolean;
 }
+
+/** `optional: true` exactly where the outputs' interface leaves the member out sometimes (a schema's SDKs type it so). */
+type OptionalAs<O, K extends keyof O> = undefined extends O[K] ? { optional: true } : { optional?: never };
 
 export interface Declaration<I, O> {
   kind: Kind;
   /** Every input, each once: a forgotten one is a compile error. */
   properties: { readonly [K in keyof Required<I>]: Property<I, O> };
   /** Every output beyond the inputs (and kvmKind, the kind itself), each once: a forgotten one is a compile error. */
-  outputs: { readonly [K in Exclude<keyof Required<O>, keyof I | "kvmKind">]: OutputProperty };
+  outputs: { readonly [K in Exclude<keyof Required<O>, keyof I | "kvmKind">]: OutputProperty & OptionalAs<O, K> };
   /** The inputs that name the object on its host: replacing it with the same ones deletes first. */
   namedBy: readonly (keyof I & string)[];
   /** Drift that only an update undoes (a pool found stopped): an update even with equal inputs. */

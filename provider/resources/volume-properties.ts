@@ -19,8 +19,8 @@ export const volumeDeclaration: Declaration<VolumeInputs, VolumeOutputs> = {
     path: { type: "string", doc: "the volume's file on the host" },
     key: { type: "string", doc: "libvirt's key of the volume" },
     capacityBytes: { type: "number", doc: "the virtual size in bytes, as libvirt rounded it" },
-    backing: { type: "{ path, format }", doc: "an overlay's base as it was made: the chain a Domain spells out for this disk" },
-    identity: { type: "object", doc: "what proves the volume on the host is the one made", internal: true },
+    backing: { type: "Backing", doc: "an overlay's base as it was made: the chain a Domain spells out for this disk", optional: true },
+    identity: { type: "object", doc: "what proves the volume on the host is the one made", internal: true, optional: true },
   },
   properties: {
     ...inPoolProperties(),

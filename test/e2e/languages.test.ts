@@ -1,6 +1,7 @@
 // Every Pulumi language: the kvm provider plugin as users install it (`npm run plugin`'s
 // tarball of this commit, `pulumi plugin install resource kvm VERSION --file`) running a
-// Pulumi YAML program on the lab through the real CLI and the YAML language host.
+// Pulumi YAML program and a Go program (on the Go SDK generated from the plugin's schema)
+// on the lab through the real CLI and the YAML and Go language hosts.
 import * as assert from "assert";
 import { execFileSync } from "child_process";
 import * as fs from "fs";
@@ -13,33 +14,54 @@ import { domainNames, virsh, volumeNames } from "../support/virsh";
 import { packageSchema } from "../../plugin/schema";
 
 const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
+const version = (JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
+
+/** The plugin tarball of this commit, made once for every program here. */
+let tarball: string | undefined;
+function pluginTarball(): string {
+  tarball ??= execFileSync(path.join(repoRoot, "scripts", "plugin"), [tempDir("kvm-plugin-"), packedTarball()], { encoding: "utf8" }).trim();
+  return tarball;
+}
+
+/** The Go and Python SDKs generated from this commit's schema, made once. */
+let sdks: string | undefined;
+function generatedSdks(): string {
+  if (!sdks) {
+    sdks = tempDir("kvm-sdks-");
+    execFileSync(path.join(repoRoot, "scripts", "gen-sdk"), [sdks], { stdio: "pipe" });
+  }
+  return sdks;
+}
+
+/** A stack of the program in test/programs/NAME, with the plugin installed as the docs say (into this run's PULUMI_HOME). */
+async function programStack(name: string, prefix: string, prepare: (dir: string) => void = () => undefined): Promise<E2eStack> {
+  const lab = labEnv();
+  const dir = tempDir(`${name}-program-`);
+  fs.cpSync(path.join(repoRoot, "test", "programs", name), dir, { recursive: true });
+  prepare(dir);
+  const e = await e2eStack(dir, `${name}${prefix}`, {
+    prefix,
+    port: String(lab.port),
+    privateKeyPath: lab.key,
+    knownHostsPath: lab.knownHosts,
+    imagePath: lab.image,
+    network: lab.network,
+  });
+  execFileSync("pulumi", ["plugin", "install", "resource", "kvm", version, "--file", pluginTarball()], { env: { ...process.env, ...e.env }, stdio: "pipe" });
+  return e;
+}
 
 describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
   this.timeout(600_000);
   const prefix = `yl${process.pid}`;
-  const version = (JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
   let e: E2eStack | undefined;
   let volumesBefore: string[];
   let domainsBefore: string[];
 
   before(async () => {
-    const lab = labEnv();
-    volumesBefore = volumeNames(lab);
+    volumesBefore = volumeNames(labEnv());
     domainsBefore = domainNames();
-    const out = tempDir("kvm-plugin-");
-    const tarball = execFileSync(path.join(repoRoot, "scripts", "plugin"), [out, packedTarball()], { encoding: "utf8" }).trim();
-    const dir = tempDir("yaml-program-");
-    fs.copyFileSync(path.join(repoRoot, "test", "programs", "yaml", "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
-    e = await e2eStack(dir, `yaml${prefix}`, {
-      prefix,
-      port: String(lab.port),
-      privateKeyPath: lab.key,
-      knownHostsPath: lab.knownHosts,
-      imagePath: lab.image,
-      network: lab.network,
-    });
-    // as the docs say: the plugin from its tarball into the plugin cache (this run's PULUMI_HOME)
-    execFileSync("pulumi", ["plugin", "install", "resource", "kvm", version, "--file", tarball], { env: { ...process.env, ...e.env }, stdio: "pipe" });
+    e = await programStack("yaml", prefix);
   });
 
   it("serves the schema generated from the declarations (pulumi package get-schema kvm)", () => {
@@ -55,14 +77,8 @@ describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
     await e?.remove();
   });
 
-  it("generates Go and Python SDKs from the schema with Pulumi's own code generators: the Go SDK builds, the Python SDK compiles", () => {
-    const out = tempDir("kvm-sdks-");
-    execFileSync(path.join(repoRoot, "scripts", "gen-sdk"), [out], { stdio: "pipe" });
-    // the Go generator's default import path (no importBasePath in the schema) is example.com/pulumi-kvm/sdk/go/kvm
-    fs.writeFileSync(path.join(out, "go.mod"), "module example.com/pulumi-kvm/sdk\n\ngo 1.24\n\nrequire github.com/pulumi/pulumi/sdk/v3 v3.274.1\n");
-    execFileSync("go", ["mod", "tidy"], { cwd: out, env: { ...process.env, GOFLAGS: "-mod=mod" }, stdio: "pipe" });
-    execFileSync("go", ["build", "./go/..."], { cwd: out, stdio: "pipe" });
-    const py = path.join(out, "python", "pulumi_kvm");
+  it("generates the Python SDK from the schema with Pulumi's own code generator, and it compiles", () => {
+    const py = path.join(generatedSdks(), "python", "pulumi_kvm");
     execFileSync("python3", [
       "-m",
       "py_compile",
@@ -72,11 +88,11 @@ describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
         .map((f) => path.join(py, f)),
     ]);
     for (const kind of ["Image", "Volume", "Domain", "StoragePool", "Network", "Snapshot"]) {
-      const goFile = `${kind[0].toLowerCase()}${kind.slice(1)}.go`;
-      assert.match(fs.readFileSync(path.join(out, "go", "kvm", goFile), "utf8"), new RegExp(`func New${kind}\\(ctx \\*pulumi\\.Context`), goFile);
       const pyFile = `${kind.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase()}.py`;
       assert.match(fs.readFileSync(path.join(py, pyFile), "utf8"), new RegExp(`class ${kind}\\(pulumi\\.CustomResource\\)`), pyFile);
     }
+    // the structured inputs are typed: a host is a class of its own
+    assert.match(fs.readFileSync(path.join(py, "_inputs.py"), "utf8"), /class HostArgs:/);
   });
 
   it("previews, brings the VM up with an IP, previews no change, updates in place, refreshes and destroys; nothing is left", async () => {
@@ -104,6 +120,48 @@ describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
 
     const refreshed = await stack.refresh();
     assert.deepStrictEqual(only(refreshed.summary.resourceChanges ?? {}), { same: 4 });
+
+    await stack.destroy();
+    assert.deepStrictEqual(domainNames(), domainsBefore, "no domain left");
+    assert.deepStrictEqual(volumeNames(labEnv()), volumesBefore, "no volume left");
+  });
+});
+
+describe("e2e: a Go program on the kvm provider plugin and its generated Go SDK", function () {
+  this.timeout(600_000);
+  const prefix = `gl${process.pid}`;
+  let e: E2eStack | undefined;
+  let volumesBefore: string[];
+  let domainsBefore: string[];
+
+  before(async () => {
+    volumesBefore = volumeNames(labEnv());
+    domainsBefore = domainNames();
+    // as the docs say: the generated SDK beside the program (its go.mod's replace directive), then go mod tidy
+    e = await programStack("go", prefix, (dir) => {
+      fs.cpSync(path.join(generatedSdks(), "go"), path.join(dir, "sdk", "go"), { recursive: true });
+      execFileSync("go", ["mod", "tidy"], { cwd: dir, stdio: "pipe" });
+    });
+  });
+
+  after(async () => {
+    await e?.stack.destroy().catch(() => undefined);
+    await e?.remove();
+  });
+
+  it("previews, brings the VM up with an IP through the Go language host, previews no change and destroys; nothing is left", async () => {
+    const stack = e!.stack;
+    const preview = await stack.preview();
+    assert.deepStrictEqual(only(preview.changeSummary), { create: 4 });
+    for (const kind of ["Image", "Volume", "Domain"])
+      assert.match(preview.stdout, new RegExp(`\\+\\s+kvm:index:${kind}\\s`), `the preview names kvm:index:${kind}`);
+
+    const up = await stack.up();
+    assert.strictEqual(up.summary.result, "succeeded");
+    assert.match(up.outputs.ip.value, /^192\.168\.150\.\d+$/);
+    assert.strictEqual(up.outputs.state.value, "running");
+    assert.match(virsh(["dominfo", `${prefix}-vm`]), /State:\s+running/);
+    assert.deepStrictEqual(only((await stack.preview()).changeSummary), { same: 4 }, "no change after up");
 
     await stack.destroy();
     assert.deepStrictEqual(domainNames(), domainsBefore, "no domain left");

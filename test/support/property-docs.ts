@@ -4,6 +4,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { DECLARATIONS as BY_KIND } from "../../provider/resources/declarations";
+import { Field, OBJECT_TYPES } from "../../provider/resources/object-types";
 import { ChangeClass, Declaration, Property } from "../../provider/resources/properties";
 
 export const DECLARATIONS: Declaration<any, any>[] = Object.values(BY_KIND);
@@ -31,19 +32,25 @@ function changeOf(p: Property<unknown, unknown>): string {
   return CHANGES[p.change] + (p.restartWhen ? `; a restart for ${p.restartWhen.doc}` : "") + (p.replaceWhen ? `; replaces on ${p.replaceWhen.doc}` : "");
 }
 
+/** An object type as a table shows it: `{ start, end, hosts? }`. */
+const shape = (name: string) =>
+  `{ ${Object.entries<Field>(OBJECT_TYPES[name].fields)
+    .map(([k, f]) => `${k}${f.required ? "" : "?"}`)
+    .join(", ")} }`;
+
+/** A declared type as the table shows it: object types spelled out as their fields (Host has its own page, docs/connection.md). */
+const shownType = (type: string) =>
+  type.replace(/\b(?!Host\b)([A-Z]\w*)(\[\])?/g, (name, t: string, list?: string) => (t in OBJECT_TYPES ? (list ? `[${shape(t)}]` : shape(t)) : name));
+
 /** One kind's reference table: every input a user writes, its type, default and how a change applies. */
 export function propertyTable(decl: Declaration<any, any>): string {
   const rows = ["| input | type | default | a change | |", "|---|---|---|---|---|"];
   for (const [name, p] of Object.entries<Property<unknown, unknown>>(decl.properties)) {
     if (p.bySdk) continue;
-    rows.push(`| \`${name}\` | ${cell(p.type)}${p.secret ? " (secret)" : ""} | ${cell(defaultOf(p))} | ${cell(changeOf(p))} | ${cell(p.doc)} |`);
-    for (const [field, f] of Object.entries(p.fields ?? {})) {
-      const names = field
-        .split(" / ")
-        .map((n) => `\`${name}.${n}\``)
-        .join(" / ");
-      rows.push(`| ${names} | ${cell(f.type)} | ${f.default !== undefined ? `\`${JSON.stringify(f.default)}\`` : "—"} | as \`${name}\` | ${cell(f.doc)} |`);
-    }
+    rows.push(`| \`${name}\` | ${cell(shownType(p.type))}${p.secret ? " (secret)" : ""} | ${cell(defaultOf(p))} | ${cell(changeOf(p))} | ${cell(p.doc)} |`);
+    if (!p.listFields) continue;
+    for (const [field, f] of Object.entries<Field>(OBJECT_TYPES[p.type].fields))
+      rows.push(`| \`${name}.${field}\` | ${cell(shownType(f.type))} | ${f.required ? "required" : "—"} | as \`${name}\` | ${cell(f.doc)} |`);
   }
   return rows.join("\n");
 }

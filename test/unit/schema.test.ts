@@ -3,6 +3,7 @@
 import * as assert from "assert";
 import { KIND_NAMES } from "../../provider/kinds";
 import { DECLARATIONS } from "../../provider/resources/declarations";
+import { Field, OBJECT_TYPES } from "../../provider/resources/object-types";
 import { OutputProperty, Property } from "../../provider/resources/properties";
 import { packageSchema, schemaType, typeToken } from "../../plugin/schema";
 
@@ -30,19 +31,48 @@ describe("plugin schema", () => {
         assert.ok(String(input.description).startsWith(p.doc), name);
         assert.strictEqual(r.requiredInputs.includes(name), !!p.required, name);
         if (typeof p.default === "string" || typeof p.default === "boolean" || typeof p.default === "number") {
-          assert.strictEqual(input.default, "type" in input && input.type === typeof p.default ? p.default : undefined, name);
+          const ofType = input.type === "integer" ? Number.isInteger(p.default) : input.type === typeof p.default;
+          assert.strictEqual(input.default, ofType ? p.default : undefined, name);
         }
         assert.ok(name in r.properties, `${kind}.${name} is an output too`);
+        assert.strictEqual(r.required.includes(name), !!p.required || p.default !== undefined || decl.namedBy.includes(name), `${kind}.${name} as an output`);
       }
       for (const [name, o] of Object.entries<OutputProperty>(decl.outputs)) {
         assert.strictEqual(name in r.properties, !o.internal, `${kind}.${name}`);
+        assert.strictEqual(r.required.includes(name), !o.internal && !o.optional, `${kind}.${name} is always there unless declared optional`);
       }
     });
   }
 
-  it("refuses a declared type it has no schema type for", () => {
+  it("types each declared type: choices of strings as strings, object types by reference, unions as oneOf; refuses what it cannot type", () => {
     assert.deepStrictEqual(schemaType('"a" | "b"'), { type: "string" });
     assert.deepStrictEqual(schemaType("Image | Volume | string"), { type: "string" });
-    assert.throws(() => schemaType("Map<string, Host>"), /no schema type for the declared type "Map<string, Host>"/);
+    assert.deepStrictEqual(schemaType('number | string ("2GiB", or MiB)'), { oneOf: [{ type: "number" }, { type: "string" }] });
+    assert.deepStrictEqual(schemaType("Disk[]"), { type: "array", items: { $ref: "#/types/kvm:index:Disk" } });
+    assert.deepStrictEqual(schemaType("boolean | WaitForIp"), { oneOf: [{ type: "boolean" }, { $ref: "#/types/kvm:index:WaitForIp" }] });
+    assert.throws(() => schemaType("Map<string, Host>"), /no schema type for the declared type "Map<string, Host>": declare "Map<string, Host>" in/);
+    assert.throws(() => schemaType("Nic[]"), /no schema type for the declared type "Nic\[\]": declare "Nic" in provider\/resources\/object-types.ts/);
+  });
+
+  it("has every object type with each field typed and described, required and secret as declared, and every reference resolves", () => {
+    assert.deepStrictEqual(
+      Object.keys(schema.types).sort(),
+      Object.keys(OBJECT_TYPES)
+        .map((n) => `kvm:index:${n}`)
+        .sort(),
+    );
+    for (const [name, t] of Object.entries(OBJECT_TYPES)) {
+      const s = schema.types[`kvm:index:${name}`];
+      assert.deepStrictEqual(Object.keys(s.properties), Object.keys(t.fields), name);
+      for (const [field, f] of Object.entries<Field>(t.fields)) {
+        assert.deepStrictEqual(s.properties[field], { ...schemaType(f.type), description: f.doc, ...(f.secret ? { secret: true } : {}) }, `${name}.${field}`);
+        assert.strictEqual((s.required ?? []).includes(field), !!f.required, `${name}.${field}`);
+      }
+    }
+    const refs = JSON.stringify(schema).match(/#\/types\/[^"]+/g) ?? [];
+    assert.ok(refs.length > 10, "the kinds use object types");
+    for (const ref of refs) assert.ok(ref.slice("#/types/".length) in schema.types, ref);
+    assert.deepStrictEqual(schema.types["kvm:index:Host"].required, ["address"]);
+    assert.strictEqual(schema.types["kvm:index:Host"].properties.privateKey.secret, true);
   });
 });

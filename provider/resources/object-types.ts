@@ -1,0 +1,180 @@
+// The structured values of the kinds' properties (a host, a disk, a NIC, …), declared once:
+// each field's type and what it is. Declarations name them in their types ("Host",
+// "Disk[]", "boolean | WaitForIp"); the provider plugin's schema makes each a type of its
+// own, so every language's SDK has it typed. Each is a mapped type over the provider's own
+// interface: a field forgotten here is a compile error.
+import type { HostConfig } from "../ssh/host";
+import type { ImageSource } from "../image/source";
+import type { CloudInit } from "../iso/seed";
+import type { DhcpHost } from "../xml/network";
+import type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./domain-inputs";
+import type { NetworkInputs } from "./network-inputs";
+
+export interface Field {
+  /** As in a declaration: a primitive (integer where only whole numbers do), a choice of strings, or another object type's name. */
+  type: string;
+  doc: string;
+  required?: boolean;
+  secret?: boolean;
+}
+
+export interface ObjectType<T> {
+  doc: string;
+  fields: { readonly [K in keyof Required<T>]: Field };
+}
+
+type Defined<T> = Exclude<T, undefined | boolean>;
+type Element<T> = T extends readonly (infer E)[] ? E : never;
+
+const FORMAT = '"qcow2" | "raw"';
+
+const host: ObjectType<HostConfig> = {
+  doc: "How to reach a libvirt host over SSH (docs/connection.md)",
+  fields: {
+    address: { type: "string", doc: "host name, IP address, or a Host alias of ~/.ssh/config", required: true },
+    port: { type: "integer", doc: "SSH port (default: ~/.ssh/config's Port, else 22)" },
+    user: { type: "string", doc: "login user (default: ~/.ssh/config's User, else the local user)" },
+    privateKeyPath: { type: "string", doc: 'a private key file; "~/" and relative paths resolved where each operation runs' },
+    privateKey: { type: "string", doc: "private key text; the host is stored as a secret", secret: true },
+    passphrase: { type: "string", doc: "passphrase of the key; the host is stored as a secret", secret: true },
+    agent: { type: "boolean | string", doc: "true: the agent at SSH_AUTH_SOCK; a string: that agent socket" },
+    knownHostsPath: { type: "string", doc: "where host keys are verified (default ~/.ssh/known_hosts)" },
+    hostKeyFingerprint: { type: "string", doc: 'pins the host key ("SHA256:…", as ssh-keygen -lf prints it) instead of known_hosts' },
+    strictHostKeyChecking: { type: "boolean", doc: "false disables host key verification (throwaway labs only)" },
+    socketPath: { type: "string", doc: "libvirtd's socket on the host (default /var/run/libvirt/libvirt-sock)" },
+    uri: { type: "string", doc: "the hypervisor URI opened on the host (default qemu:///system)" },
+    sshConfigPath: { type: "string", doc: 'the ssh_config to read (default ~/.ssh/config); "none" ignores it' },
+    connectTimeout: { type: "number", doc: "seconds for the SSH and the libvirt handshake (default 20)" },
+    keepaliveInterval: { type: "number", doc: "seconds between keepalives (default 5): a link silent for interval × (count + 1) seconds is redialled" },
+    keepaliveCount: { type: "integer", doc: "keepalives that may go unanswered (default 3)" },
+  },
+};
+
+const imageSource: ObjectType<ImageSource> = {
+  doc: "Where an Image's bytes come from (exactly one of url and path), and the checksum they must have (at most one)",
+  fields: {
+    url: {
+      type: "string",
+      doc: "an http(s) URL, streamed to the host while it downloads (nothing staged on disk; see Downloads). Exactly one of `url` and `path`",
+    },
+    path: { type: "string", doc: "a local file" },
+    sha256: {
+      type: "string",
+      doc: "for a local file: verified in `check` (so `pulumi preview` fails on a mismatch), and again on the bytes the upload sent. For a URL: verified as the bytes arrive. On a mismatch the volume they went into is deleted and the create fails",
+    },
+    sha512: {
+      type: "string",
+      doc: "the same with a sha512, as Debian publishes them (`SHA512SUMS`). At most one of `sha256`, `sha512`, `checksumUrl`",
+    },
+    checksumUrl: {
+      type: "string",
+      doc: "an http(s) URL of a `SHA256SUMS` or `SHA512SUMS` file (GNU `HEX  NAME` / `HEX *NAME` lines, or BSD `SHA512 (NAME) = HEX`): `check` fetches it (at most 1 MiB) and takes the line of the image's file name as its `sha256` or `sha512`, failing on `source.checksumUrl` when there is none. The checksum file's own integrity is yours to choose: an https URL of the distribution's site, or a `sha512` pinned in the program",
+    },
+  },
+};
+
+const backing: ObjectType<Defined<DiskInput["backing"]>> = {
+  doc: "A qcow2 overlay's base: the path of its backing file and that file's format",
+  fields: {
+    path: { type: "string", doc: "the base's path on the host", required: true },
+    format: { type: FORMAT, doc: "the base's format", required: true },
+  },
+};
+
+const disk: ObjectType<DiskInput> = {
+  doc: "A disk of a Domain",
+  fields: {
+    volume: { type: "string", doc: "the volume's name (a Volume's or Image's `name` output)", required: true },
+    pool: { type: "string", doc: 'the pool of the volume (default "default")' },
+    device: { type: '"disk" | "cdrom"', doc: '"disk" (default) or "cdrom"' },
+    bus: { type: '"virtio" | "sata" | "scsi" | "ide"', doc: '"virtio" (default; a cdrom: "sata")' },
+    format: { type: FORMAT, doc: "the volume's format (a Volume's `format` output): never read from the file" },
+    backing: { type: "Backing", doc: "a qcow2 overlay's base (a Volume's `backing` output): an overlay given without it is refused" },
+    bootOrder: { type: "integer", doc: "its place in the boot order, 1 first (default: the first disk boots)" },
+    cache: { type: '"default" | "none" | "writethrough" | "writeback" | "directsync" | "unsafe"', doc: "qemu's cache mode (libvirt's default when absent)" },
+    discard: { type: '"unmap" | "ignore"', doc: '"unmap" passes the guest\'s TRIM/discard on to the volume' },
+    serial: { type: "string", doc: "the serial number the guest sees (up to 20 letters, digits, _ . + -)" },
+    readonly: { type: "boolean", doc: "attached read-only (default false)" },
+  },
+};
+
+const directInterface: ObjectType<Defined<InterfaceInput["direct"]>> = {
+  doc: "macvtap on a host device",
+  fields: {
+    dev: { type: "string", doc: "the host device", required: true },
+    mode: { type: '"bridge" | "vepa" | "private" | "passthrough"', doc: '"bridge" (default): the host itself cannot reach the guest through it' },
+  },
+};
+
+const networkInterface: ObjectType<InterfaceInput> = {
+  doc: "A NIC of a Domain: one of a libvirt network, a host bridge or a host device",
+  fields: {
+    network: { type: "string", doc: 'a libvirt network (default "default" when neither bridge nor direct is given)' },
+    bridge: { type: "string", doc: "a host bridge instead of a network" },
+    direct: { type: "DirectInterface", doc: "macvtap on a host device instead of a network" },
+    mac: { type: "string", doc: "a fixed MAC; otherwise libvirt picks one, kept across updates" },
+    model: { type: "string", doc: 'the NIC model (default "virtio")' },
+  },
+};
+
+const cloudInit: ObjectType<CloudInit> = {
+  doc: "A NoCloud seed; stored as a secret whenever any part is given",
+  fields: {
+    userData: { type: "string", doc: "user-data" },
+    vendorData: { type: "string", doc: "vendor-data, merged by cloud-init under user-data" },
+    metaData: { type: "string", doc: "extra meta-data lines (instance-id and local-hostname are set by pulumi-kvm)" },
+    networkConfig: { type: "string", doc: "network-config, v1 or v2" },
+    hostname: { type: "string", doc: "local-hostname (default: the domain name)" },
+  },
+};
+
+const waitForIp: ObjectType<Defined<DomainInputs["waitForIp"]>> = {
+  doc: "How create waits for an address of the VM's boot",
+  fields: {
+    timeout: { type: "string", doc: 'e.g. "5m" (default)' },
+    source: { type: '"lease" | "agent" | "arp" | "any"', doc: '"any" (default: lease or agent), "lease", "agent", or "arp" (the host\'s ARP table)' },
+    family: { type: '"ipv4" | "ipv6" | "any"', doc: '"ipv4" (default), "ipv6" or "any"' },
+  },
+};
+
+const interfaceState: ObjectType<Element<DomainOutputs["interfaces"]>> = {
+  doc: "A NIC as the host reports it",
+  fields: {
+    mac: { type: "string", doc: "its MAC", required: true },
+    network: { type: "string", doc: "its network, or bridge:NAME, direct:DEV", required: true },
+    addresses: { type: "string[]", doc: "its addresses", required: true },
+  },
+};
+
+const dhcpHost: ObjectType<DhcpHost> = {
+  doc: "A DHCP reservation",
+  fields: {
+    mac: { type: "string", doc: "the guest NIC's MAC (pin it on the Domain's interface)", required: true },
+    ip: { type: "string", doc: "the address it always gets, inside the DHCP subnet", required: true },
+    name: { type: "string", doc: "a host name dnsmasq serves for it" },
+  },
+};
+
+const dhcp: ObjectType<Defined<NetworkInputs["dhcp"]>> = {
+  doc: "A Network's DHCP range and reservations",
+  fields: {
+    start: { type: "string", doc: "the first address of the range, inside the first IPv4 subnet", required: true },
+    end: { type: "string", doc: "the last address of the range", required: true },
+    hosts: { type: "DhcpHost[]", doc: "reservations; they change in place, live" },
+  },
+};
+
+/** Every object type by the name declarations use. */
+export const OBJECT_TYPES: Record<string, ObjectType<any>> = {
+  Host: host,
+  ImageSource: imageSource,
+  Backing: backing,
+  Disk: disk,
+  DirectInterface: directInterface,
+  NetworkInterface: networkInterface,
+  CloudInit: cloudInit,
+  WaitForIp: waitForIp,
+  InterfaceState: interfaceState,
+  Dhcp: dhcp,
+  DhcpHost: dhcpHost,
+};
