@@ -6,6 +6,7 @@
 import type { CheckResult, CreateResult, DiffResult, Provider, ReadResult, UpdateResult } from "@pulumi/pulumi/provider";
 import { isKind, Kind } from "../provider/kinds";
 import { DECLARATIONS } from "../provider/resources/declarations";
+import { carriesSecret } from "../provider/resources/object-types";
 import * as core from "../provider/resources/dispatch";
 import { Property } from "../provider/resources/properties";
 import { schemaJson } from "./schema";
@@ -50,7 +51,7 @@ export function wrapSecrets(kind: Kind, props: Props, secret: Set<string>): Prop
   return Object.fromEntries(
     Object.entries(props).map(([k, v]) => {
       const p = declared[k];
-      const hidden = secret.has(k) || (v !== undefined && v !== null && (p?.secret || p?.secretWhen?.(v)));
+      const hidden = secret.has(k) || (p !== undefined && v !== undefined && v !== null && (p.secret || carriesSecret(p.type, v)));
       return [k, hidden ? { [SECRET_SIG]: SECRET_VALUE, value: v } : v];
     }),
   );

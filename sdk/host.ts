@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { carriesSecret } from "../provider/resources/object-types";
 
 /** How to reach a libvirt host over SSH. See docs/connection.md. */
 export interface HostArgs {
@@ -36,7 +37,7 @@ export interface HostArgs {
   keepaliveCount?: pulumi.Input<number>;
 }
 
-/** The host as stored: whole object secret when it carries a key or passphrase. */
+/** The host as stored: whole object secret when it carries a field declared secret (a key or passphrase). */
 export function hostInput(host: pulumi.Input<HostArgs>): pulumi.Output<HostArgs> {
-  return pulumi.output(host).apply((h: any) => (h && (h.privateKey || h.passphrase) ? pulumi.secret(h) : h)) as pulumi.Output<HostArgs>;
+  return pulumi.output(host).apply((h: any) => (carriesSecret("Host", h) ? pulumi.secret(h) : h)) as pulumi.Output<HostArgs>;
 }

@@ -178,3 +178,10 @@ export const OBJECT_TYPES: Record<string, ObjectType<any>> = {
   Dhcp: dhcp,
   DhcpHost: dhcpHost,
 };
+
+/** Whether a value of a declared type carries a field declared secret (a host with a private key): it is stored whole as a secret. */
+export function carriesSecret(type: string, value: unknown): boolean {
+  const fields = OBJECT_TYPES[type]?.fields as Record<string, Field> | undefined;
+  if (!fields || typeof value !== "object" || value === null) return false;
+  return Object.entries(fields).some(([k, f]) => f.secret && !!(value as Record<string, unknown>)[k]);
+}

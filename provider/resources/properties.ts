@@ -25,8 +25,6 @@ export interface Property<I, O> {
   defaultDoc?: string;
   required?: boolean;
   secret?: boolean;
-  /** Secret only with some values (a host with a private key or passphrase in it). */
-  secretWhen?: (value: unknown) => boolean;
   change: ChangeClass;
   /** Compared only when the program gives it: otherwise the record holds what libvirt chose. */
   onlyWhenGiven?: boolean;
@@ -124,8 +122,6 @@ export function hostProperty<I extends { host: unknown }, O extends { host: unkn
     type: "Host",
     doc: "the libvirt host and how to log in to it ([connection.md](connection.md)); its secrets stay secret",
     required: true,
-    // stored whole as a secret when it carries key material
-    secretWhen: (h) => !!(h as { privateKey?: string } | undefined)?.privateKey || !!(h as { passphrase?: string } | undefined)?.passphrase,
     change: "record",
     same: (o, n) => sameLogin(o.host as never, n.host as never),
     replaceWhen: { doc: "another address, port, user, socket or URI", test: (o, n) => !sameHost(o.host as never, n.host as never) },
