@@ -6,6 +6,7 @@ import * as assert from "assert";
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
+import type { Stack } from "@pulumi/pulumi/automation";
 import { e2eStack, E2eStack } from "../support/pulumi";
 import { labEnv, repoRoot } from "../support/lab";
 import { packedTarball } from "../support/package";
@@ -33,9 +34,29 @@ function generatedSdks(): string {
   return sdks;
 }
 
+/** The programs' common path: a preview naming the kinds, an up with the VM's IP, then a preview with no change. */
+async function previewUpAndNoChange(stack: Stack): Promise<void> {
+  const preview = await stack.preview();
+  assert.deepStrictEqual(only(preview.changeSummary), { create: 4 });
+  for (const kind of ["Image", "Volume", "Domain"])
+    assert.match(preview.stdout, new RegExp(`\\+\\s+kvm:index:${kind}\\s`), `the preview names kvm:index:${kind}`);
+  const up = await stack.up();
+  assert.strictEqual(up.summary.result, "succeeded");
+  assert.match(up.outputs.ip.value, /^192\.168\.150\.\d+$/);
+  assert.strictEqual(up.outputs.state.value, "running");
+  assert.deepStrictEqual(only((await stack.preview()).changeSummary), { same: 4 }, "no change after up");
+}
+
+interface ProgramStack extends E2eStack {
+  /** Destroys the stack and checks the host has the domains and volumes it had before. */
+  destroyLeavesNothing(): Promise<void>;
+}
+
 /** A stack of the program in test/programs/NAME, with the plugin installed as the docs say (into this run's PULUMI_HOME). */
-async function programStack(name: string, prefix: string, prepare: (dir: string) => void = () => undefined): Promise<E2eStack> {
+async function programStack(name: string, prefix: string, prepare: (dir: string) => void = () => undefined): Promise<ProgramStack> {
   const lab = labEnv();
+  const volumesBefore = volumeNames(lab);
+  const domainsBefore = domainNames();
   const dir = tempDir(`${name}-program-`);
   fs.cpSync(path.join(repoRoot, "test", "programs", name), dir, { recursive: true });
   prepare(dir);
@@ -48,19 +69,22 @@ async function programStack(name: string, prefix: string, prepare: (dir: string)
     network: lab.network,
   });
   execFileSync("pulumi", ["plugin", "install", "resource", "kvm", version, "--file", pluginTarball()], { env: { ...process.env, ...e.env }, stdio: "pipe" });
-  return e;
+  return {
+    ...e,
+    async destroyLeavesNothing() {
+      await e.stack.destroy();
+      assert.deepStrictEqual(domainNames(), domainsBefore, "no domain left");
+      assert.deepStrictEqual(volumeNames(lab), volumesBefore, "no volume left");
+    },
+  };
 }
 
 describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
   this.timeout(600_000);
   const prefix = `yl${process.pid}`;
-  let e: E2eStack | undefined;
-  let volumesBefore: string[];
-  let domainsBefore: string[];
+  let e: ProgramStack | undefined;
 
   before(async () => {
-    volumesBefore = volumeNames(labEnv());
-    domainsBefore = domainNames();
     e = await programStack("yaml", prefix);
   });
 
@@ -97,16 +121,7 @@ describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
 
   it("previews, brings the VM up with an IP, previews no change, updates in place, refreshes and destroys; nothing is left", async () => {
     const stack = e!.stack;
-    const preview = await stack.preview();
-    assert.deepStrictEqual(only(preview.changeSummary), { create: 4 });
-    for (const kind of ["Image", "Volume", "Domain"])
-      assert.match(preview.stdout, new RegExp(`\\+\\s+kvm:index:${kind}\\s`), `the preview names kvm:index:${kind}`);
-
-    const up = await stack.up();
-    assert.strictEqual(up.summary.result, "succeeded");
-    assert.match(up.outputs.ip.value, /^192\.168\.150\.\d+$/);
-    assert.strictEqual(up.outputs.state.value, "running");
-    assert.deepStrictEqual(only((await stack.preview()).changeSummary), { same: 4 }, "no change after up");
+    await previewUpAndNoChange(stack);
 
     // the cloud-init seed is a secret in the state, as the kind declares it
     const state = JSON.stringify(await stack.exportStack());
@@ -121,22 +136,16 @@ describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
     const refreshed = await stack.refresh();
     assert.deepStrictEqual(only(refreshed.summary.resourceChanges ?? {}), { same: 4 });
 
-    await stack.destroy();
-    assert.deepStrictEqual(domainNames(), domainsBefore, "no domain left");
-    assert.deepStrictEqual(volumeNames(labEnv()), volumesBefore, "no volume left");
+    await e!.destroyLeavesNothing();
   });
 });
 
 describe("e2e: a Go program on the kvm provider plugin and its generated Go SDK", function () {
   this.timeout(600_000);
   const prefix = `gl${process.pid}`;
-  let e: E2eStack | undefined;
-  let volumesBefore: string[];
-  let domainsBefore: string[];
+  let e: ProgramStack | undefined;
 
   before(async () => {
-    volumesBefore = volumeNames(labEnv());
-    domainsBefore = domainNames();
     // as the docs say: the generated SDK beside the program (its go.mod's replace directive), then go mod tidy
     e = await programStack("go", prefix, (dir) => {
       fs.cpSync(path.join(generatedSdks(), "go"), path.join(dir, "sdk", "go"), { recursive: true });
@@ -151,20 +160,9 @@ describe("e2e: a Go program on the kvm provider plugin and its generated Go SDK"
 
   it("previews, brings the VM up with an IP through the Go language host, previews no change and destroys; nothing is left", async () => {
     const stack = e!.stack;
-    const preview = await stack.preview();
-    assert.deepStrictEqual(only(preview.changeSummary), { create: 4 });
-    for (const kind of ["Image", "Volume", "Domain"])
-      assert.match(preview.stdout, new RegExp(`\\+\\s+kvm:index:${kind}\\s`), `the preview names kvm:index:${kind}`);
-
-    const up = await stack.up();
-    assert.strictEqual(up.summary.result, "succeeded");
-    assert.match(up.outputs.ip.value, /^192\.168\.150\.\d+$/);
-    assert.strictEqual(up.outputs.state.value, "running");
+    await previewUpAndNoChange(stack);
     assert.match(virsh(["dominfo", `${prefix}-vm`]), /State:\s+running/);
-    assert.deepStrictEqual(only((await stack.preview()).changeSummary), { same: 4 }, "no change after up");
 
-    await stack.destroy();
-    assert.deepStrictEqual(domainNames(), domainsBefore, "no domain left");
-    assert.deepStrictEqual(volumeNames(labEnv()), volumesBefore, "no volume left");
+    await e!.destroyLeavesNothing();
   });
 });
