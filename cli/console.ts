@@ -48,11 +48,11 @@ function parse(argv: string[]) {
 export async function consoleCommand(argv: string[]): Promise<number> {
   const plan = planOrExit("console", CONSOLE_USAGE, () => parse(argv));
   if (typeof plan === "number") return plan;
-  const host = await plan.target(plan.domain);
+  const { host, find, missing } = await plan.target(plan.domain);
   const pool = new HostPool();
   try {
     return await pool.run(host, async (lv) => {
-      const dom = await lv.lookupDomain(plan.domain);
+      const dom = await find(lv);
       const state = await lv.domainState(dom);
       if (!isRunningState(state.state)) {
         process.stderr.write(`pulumi-kvm console: domain ${plan.domain} on ${hostLabel(host)} is ${describeState(state)}: its console shows nothing\n`);
@@ -78,7 +78,7 @@ export async function consoleCommand(argv: string[]): Promise<number> {
     });
   } catch (err) {
     if (isLibvirtError(err, "NO_DOMAIN")) {
-      process.stderr.write(`pulumi-kvm console: ${hostLabel(host)} has no domain named "${plan.domain}"\n`);
+      process.stderr.write(`pulumi-kvm console: ${missing}\n`);
       return 1;
     }
     if (isLibvirtError(err, "OPERATION_FAILED")) {

@@ -6,7 +6,7 @@ import { describeState, isLibvirtError } from "../provider/libvirt/api";
 import { HostPool } from "../provider/pool/host-pool";
 import { hostLabel } from "../provider/resources/common";
 import { parseSnapshotXml } from "../provider/xml/snapshot";
-import { domainTarget, TARGET_OPTIONS, TARGET_USAGE } from "./domain-target";
+import { DomainTarget, domainTarget, TARGET_OPTIONS, TARGET_USAGE } from "./domain-target";
 import { planOrExit, UsageError } from "./usage";
 
 export const SNAPSHOT_USAGE = `List a VM's snapshots, or revert it to one.
@@ -46,10 +46,9 @@ function parse(argv: string[]) {
 
 type Plan = ReturnType<typeof parse>;
 
-async function run(plan: Plan, pool: HostPool, out: (s: string) => void): Promise<number> {
-  const host = await plan.target(plan.domain);
+async function run(plan: Plan, { host, find }: DomainTarget, pool: HostPool, out: (s: string) => void): Promise<number> {
   return pool.run(host, async (lv) => {
-    const dom = await lv.lookupDomain(plan.domain);
+    const dom = await find(lv);
     if (plan.action === "list") {
       const snaps = await Promise.all((await lv.listSnapshots(dom)).map(async (s) => parseSnapshotXml(await lv.snapshotXml(s))));
       snaps.sort((a, b) => a.creationTime - b.creationTime);
@@ -77,14 +76,15 @@ async function run(plan: Plan, pool: HostPool, out: (s: string) => void): Promis
 export async function snapshotCommand(argv: string[]): Promise<number> {
   const plan = planOrExit("snapshot", SNAPSHOT_USAGE, () => parse(argv));
   if (typeof plan === "number") return plan;
+  const target = await plan.target(plan.domain);
   const pool = new HostPool();
   try {
-    return await run(plan, pool, (s) => process.stdout.write(s));
+    return await run(plan, target, pool, (s) => process.stdout.write(s));
   } catch (err) {
     if (!isLibvirtError(err)) throw err;
     const refused = `libvirt refused: ${err.message}`;
     const what = isLibvirtError(err, "NO_DOMAIN")
-      ? `no domain named "${plan.domain}"`
+      ? target.missing
       : isLibvirtError(err, "NO_DOMAIN_SNAPSHOT")
         ? `domain ${plan.domain} has no snapshot "${plan.snapshot}"`
         : refused;

@@ -6,7 +6,7 @@ import * as path from "path";
 import { promisify } from "util";
 import { HostHealth } from "../provider/health/check";
 import { HostPool } from "../provider/pool/host-pool";
-import { describeState, isLibvirtError, Libvirt } from "../provider/libvirt/api";
+import { describeState, DomainRef, isLibvirtError, Libvirt } from "../provider/libvirt/api";
 import { isRunningState } from "../provider/resources/domain-power";
 import { HostConfig, hostIdentity, resolveHost } from "../provider/ssh/host";
 import { GONE_CODES, isKind, Kind } from "../provider/kinds";
@@ -34,6 +34,8 @@ interface StackResource {
   running?: boolean;
   /** A snapshot's domain. */
   domain?: string;
+  /** The identity recorded: a domain's, pool's or network's UUID, a snapshot's domain's (none in records of older versions). */
+  uuid?: string;
 }
 
 export interface StackTargets {
@@ -70,8 +72,21 @@ export function recordedResources(state: any): StackResource[] {
       const kind = o.kvmKind as StackResource["kind"];
       const pool = kind === "StoragePool" ? o.name : kind === "Network" || kind === "Snapshot" ? undefined : (o.pool ?? "default");
       const running = kind === "StoragePool" ? o.state === "running" : kind === "Network" ? o.active : o.running;
-      return { urn: r.urn, kind, name: o.name, pool, host: o.host, running, domain: o.domain };
+      return { urn: r.urn, kind, name: o.name, pool, host: o.host, running, domain: o.domain, uuid: kind === "Snapshot" ? o.domainUuid : o.uuid };
     });
+}
+
+/** An object of the recorded name that is not the one the stack made (another UUID): someone else's, left alone. */
+class NotTheStacks extends Error {}
+
+/** `ref` when it is the object the stack recorded (older records have no UUID: by name). */
+function theRecorded<R extends { uuid: Buffer }>(r: StackResource, ref: R): R {
+  const recorded = r.uuid?.replace(/-/g, "").toLowerCase();
+  if (recorded && ref.uuid.toString("hex") !== recorded)
+    throw new NotTheStacks(
+      `the ${r.kind} named ${r.name} on the host is another one (not the UUID the stack recorded), which pulumi-kvm leaves alone; pulumi refresh will drop the record`,
+    );
+  return ref;
 }
 
 /** Whether the resource's object runs on the host (a domain, pool or network) and what the host says of it; undefined for volumes. Throws when it is gone. */
@@ -80,19 +95,19 @@ async function stateOnHost(lv: Libvirt, r: StackResource): Promise<{ active: boo
   switch (r.kind) {
     case "Domain": {
       // a paused or crashed VM is not running, whatever qemu holds
-      const s = await lv.domainState(await lv.lookupDomain(r.name));
+      const s = await lv.domainState(await recordedDomainRef(lv, r.name, r.uuid));
       return { active: isRunningState(s.state), said: describeState(s) };
     }
     case "StoragePool":
-      return activity(await lv.poolIsActive(await lv.lookupPool(r.name)));
+      return activity(await lv.poolIsActive(theRecorded(r, await lv.lookupPool(r.name))));
     case "Network":
-      return activity(await lv.networkIsActive(await lv.lookupNetwork(r.name)));
+      return activity(await lv.networkIsActive(theRecorded(r, await lv.lookupNetwork(r.name))));
     case "Image":
     case "Volume":
       await lv.lookupVolume(await lv.lookupPool(r.pool!), r.name);
       return undefined;
     case "Snapshot":
-      await lv.lookupSnapshot(await lv.lookupDomain(r.domain!), r.name);
+      await lv.lookupSnapshot(await recordedDomainRef(lv, r.domain!, r.uuid), r.name);
       return undefined;
   }
 }
@@ -122,8 +137,13 @@ function reachable(host: HostConfig, cwd: string, login: LoginOverrides): HostCo
   return out;
 }
 
-/** The host a stack recorded for its Domain named `name`, as this command reaches it. */
-export async function recordedDomainHost(stack: string, cwd: string, login: LoginOverrides, name: string): Promise<HostConfig> {
+/** The domain a record names: by its UUID when recorded (a domain of that name made by someone else is not it; gone, libvirt's NO_DOMAIN), by name in older records. */
+export function recordedDomainRef(lv: Libvirt, name: string, uuid: string | undefined): Promise<DomainRef> {
+  return uuid ? lv.lookupDomainByUuid(Buffer.from(uuid.replace(/-/g, ""), "hex")) : lv.lookupDomain(name);
+}
+
+/** The host and identity a stack recorded for its Domain named `name`, the host as this command reaches it. */
+export async function recordedDomain(stack: string, cwd: string, login: LoginOverrides, name: string): Promise<{ host: HostConfig; uuid?: string }> {
   const domains = recordedResources(await exportStack(stack, cwd)).filter((r) => r.kind === "Domain");
   const found = domains.filter((r) => r.name === name);
   if (found.length === 0)
@@ -131,7 +151,7 @@ export async function recordedDomainHost(stack: string, cwd: string, login: Logi
       `stack "${stack}" has no Domain named "${name}" (its domains: ${domains.map((d) => d.name).join(", ") || "none"}); name one of them, or give --host`,
     );
   if (new Set(found.map((r) => hostKey(r.host))).size > 1) throw new Error(`stack "${stack}" has a Domain named "${name}" on several hosts; give --host`);
-  return reachable(found[0].host, cwd, login);
+  return { host: reachable(found[0].host, cwd, login), uuid: found[0].uuid };
 }
 
 export async function stackTargets(stack: string, cwd: string, login: LoginOverrides = {}): Promise<StackTargets> {
@@ -168,6 +188,7 @@ export async function stackTargets(stack: string, cwd: string, login: LoginOverr
               timeoutMs,
             );
           } catch (err) {
+            if (err instanceof NotTheStacks) return { ...base, status: "missing", detail: err.message };
             if (isLibvirtError(err, ...GONE_CODES)) {
               return {
                 ...base,

@@ -2,6 +2,7 @@
 // preview, up, preview (no changes), refresh (no changes), an in-place update, destroy.
 // The programs run against the package installed from its tarball (test/support/package).
 import * as assert from "assert";
+import * as fs from "fs";
 import * as path from "path";
 import { e2eStack, E2eStack, probesPerHost } from "../support/pulumi";
 import { runCli } from "../support/cli";
@@ -9,7 +10,8 @@ import { acceptedLogins } from "../support/hosts";
 import { fleetLabConfig, labEnv, quickstartLabConfig } from "../support/lab";
 import { installedCli, legEnv, legProject, programIn, testLegs } from "../support/package";
 import { startSshd } from "../support/sshd";
-import { domainNames, virsh, volumeNames } from "../support/virsh";
+import { tempDir } from "../support/tmp";
+import { domainNames, virsh, volumeNames, withForeignDomain } from "../support/virsh";
 import { assertDomainXmlValid } from "../support/xml-schema";
 
 const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
@@ -143,6 +145,27 @@ for (const leg of testLegs()) {
         [offConsole.code, offConsole.stderr.trim()],
         [1, `pulumi-kvm console: domain ${prefix}-vm on root@127.0.0.1:${labEnv().port} is shut off (destroyed): its console shows nothing`],
       );
+      // the stack's VM gone and someone else's under its name: never the commands' target
+      const vmName = `${prefix}-vm`;
+      const uuid = virsh(["domuuid", vmName]);
+      const definition = path.join(tempDir("stack-vm-"), "vm.xml");
+      fs.writeFileSync(definition, virsh(["dumpxml", "--inactive", vmName]));
+      virsh(["undefine", vmName]);
+      try {
+        await withForeignDomain(vmName, async () => {
+          const host = `root@127.0.0.1:${labEnv().port}`;
+          const notOurs = `the domain "${vmName}" stack "${e.stack.name}" made (UUID ${uuid}) is not on ${host}; a domain of that name made by anyone else is left alone`;
+          const onStack = ["--stack", e.stack.name, "--cwd", program];
+          const read = await runCli(["console", vmName, ...onStack], { env: e.env, installed });
+          assert.deepStrictEqual([read.code, read.stderr.trim()], [1, `pulumi-kvm console: ${notOurs}`]);
+          const list = await runCli(["snapshot", "list", vmName, ...onStack], { env: e.env, installed });
+          assert.deepStrictEqual([list.code, list.stderr.trim()], [1, `pulumi-kvm snapshot list: ${notOurs}`]);
+          const health = await vmReport();
+          assert.deepStrictEqual([health.code, health.vm.status], [1, "missing"], JSON.stringify(health.vm));
+        });
+      } finally {
+        virsh(["define", definition]);
+      }
       // the command line's login options go over the stack's record (a CI job's own key and socket)
       const overridden = await runCli([...args, "--identity", labEnv().key, "--socket", "/run/no-such-libvirt-sock"], { env: e.env, installed });
       assert.strictEqual(overridden.code, 1, overridden.stdout + overridden.stderr);
