@@ -3,6 +3,8 @@ import { execFileSync, spawn } from "child_process";
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as path from "path";
+import { performance } from "perf_hooks";
+import * as readline from "readline";
 import { LabEnv, repoRoot } from "../test/support/lab";
 import { e2eStack } from "../test/support/pulumi";
 import { tempDir } from "../test/support/tmp";
@@ -64,6 +66,55 @@ export function processCpuSeconds(comm: string): number {
   return ticks / TICKS_PER_SECOND;
 }
 
+/** Every process's command name and CPU ticks (user + system) now, from /proc. */
+function processTicks(): Map<number, { comm: string; ticks: number }> {
+  const out = new Map<number, { comm: string; ticks: number }>();
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    const close = stat.lastIndexOf(")");
+    const fields = stat.slice(close + 2).split(" "); // from field 3 (state) on
+    out.set(Number(pid), { comm: stat.slice(stat.indexOf("(") + 1, close), ticks: Number(fields[11]) + Number(fields[12]) });
+  }
+  return out;
+}
+
+/** CPU seconds per process name between two readings (a process new in the second counts from zero). */
+function cpuSpent(first: ReturnType<typeof processTicks>, last: ReturnType<typeof processTicks>): Map<string, number> {
+  const cpu = new Map<string, number>();
+  for (const [pid, p] of last) {
+    const before = first.get(pid);
+    const spent = p.ticks - (before && before.comm === p.comm ? before.ticks : 0);
+    if (spent > 0) cpu.set(p.comm, (cpu.get(p.comm) ?? 0) + spent / TICKS_PER_SECOND);
+  }
+  return cpu;
+}
+
+/**
+ * The CPU seconds each process name spent while `fn` ran, processes that started and
+ * exited meanwhile included (a provider, an sshd session): /proc is read every 50 ms,
+ * so a process is short of at most its last 50 ms.
+ */
+export async function cpuByProcess<T>(fn: () => Promise<T>): Promise<{ value: T; cpu: Map<string, number> }> {
+  const first = processTicks();
+  const last = new Map(first);
+  const sample = () => {
+    for (const [pid, p] of processTicks()) last.set(pid, p);
+  };
+  const timer = setInterval(sample, 50);
+  try {
+    const value = await fn();
+    sample();
+    return { value, cpu: cpuSpent(first, last) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 /**
  * CPU seconds all cores have spent busy so far (user, nice, system, irq, softirq, steal),
  * from /proc/stat: unlike /proc/PID it still counts processes that have exited meanwhile.
@@ -93,10 +144,10 @@ export async function bestOfWithCpu(n: number, comm: string | undefined, fn: () 
 }
 
 /** Runs a command; `input` is a file given as its stdin directly (as `cmd < file` would), not piped through this process. */
-export function run(cmd: string, args: string[], opts: { input?: string } = {}): Promise<void> {
+export function run(cmd: string, args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<void> {
   return new Promise((resolve, reject) => {
     const stdin = opts.input ? fs.openSync(opts.input, "r") : "ignore";
-    const p = spawn(cmd, args, { stdio: [stdin, "ignore", "pipe"] });
+    const p = spawn(cmd, args, { stdio: [stdin, "ignore", "pipe"], env: { ...process.env, ...opts.env } });
     if (typeof stdin === "number") fs.closeSync(stdin);
     let err = "";
     p.stderr?.on("data", (d) => {
@@ -156,26 +207,69 @@ export function randomFile(file: string, mib: number): string {
 
 let imageRuns = 0;
 
+/** `imageStep`'s seconds alone. */
+export const imageStepSeconds = async (...args: Parameters<typeof imageStep>) => (await imageStep(...args)).seconds;
+
+/** One engine event as `--event-log` writes it, stamped with when it arrived here. */
+interface StampedEvent {
+  at: number;
+  event: { resourcePreEvent?: { metadata: { urn: string; op: string } }; resOutputsEvent?: { metadata: { urn: string; op: string } } };
+}
+
 /**
  * `pulumi up` of bench/programs/image (one Image from `source`: a path or a URL) through
- * the real CLI, in a fresh stack that is destroyed after; the seconds of the up alone.
+ * the real CLI, in a fresh stack destroyed after. What the user waits for is the Image's
+ * step as the engine sees it: from its resourcePreEvent (the step starts; check is done)
+ * to its resOutputsEvent (the create returned, its outputs recorded). The engine writes
+ * each event to `--event-log` as it happens; the log is a FIFO read here, each line
+ * stamped as it arrives (the engine's own stamps are whole seconds).
  */
-export async function imageUpSeconds(lab: LabEnv, source: { path: string } | { url: string; sha256?: string }): Promise<number> {
+export async function imageStep(
+  lab: LabEnv,
+  source: { path: string } | { url: string; sha256?: string },
+  opts: { port?: number; afterUp?: (volume: string) => void } = {},
+): Promise<{ seconds: number; cpu: Map<string, number> }> {
   const name = `bench-img-${process.pid}-${++imageRuns}`;
-  const e = await e2eStack(path.join(repoRoot, "bench", "programs", "image"), name, {
+  const program = path.join(repoRoot, "bench", "programs", "image");
+  const e = await e2eStack(program, name, {
     name,
     address: lab.host,
-    port: String(lab.port),
+    port: String(opts.port ?? lab.port),
     user: lab.user,
     key: lab.key,
     knownHosts: lab.knownHosts,
     ...("path" in source ? { path: source.path } : { url: source.url, ...(source.sha256 ? { sha256: source.sha256 } : {}) }),
   });
+  const fifo = path.join(tempDir("bench-events-"), "events.fifo");
+  execFileSync("mkfifo", [fifo]);
   try {
-    const up = await timed(() => e.stack.up());
-    if (up.value.summary.result !== "succeeded") throw new Error(`pulumi up of ${name}: ${up.value.summary.result}`);
-    return up.seconds;
+    const events: StampedEvent[] = [];
+    const isImageCreate = (kind: "resourcePreEvent" | "resOutputsEvent", x: StampedEvent["event"]) =>
+      x[kind]?.metadata.op === "create" && x[kind].metadata.urn.endsWith(`kvm:Image::${name}`);
+    // the processes' CPU ticks as the step starts and as it ends
+    const ticks: ReturnType<typeof processTicks>[] = [];
+    const reading = new Promise<void>((resolve, reject) => {
+      const lines = readline.createInterface({ input: fs.createReadStream(fifo) });
+      lines.on("line", (line) => {
+        const event = JSON.parse(line) as StampedEvent["event"];
+        events.push({ at: performance.now(), event });
+        if (isImageCreate("resourcePreEvent", event) || isImageCreate("resOutputsEvent", event)) ticks.push(processTicks());
+      });
+      lines.on("close", resolve);
+      lines.on("error", reject);
+    });
+    await run("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive", "--stack", name, "--cwd", program, "--event-log", fifo], {
+      // --event-log is one of the CLI's debug flags, as the Automation API uses it
+      env: { ...e.env, PULUMI_DEBUG_COMMANDS: "true" },
+    });
+    await reading;
+    const at = (kind: "resourcePreEvent" | "resOutputsEvent") => events.find((x) => isImageCreate(kind, x.event))?.at;
+    const [start, end] = [at("resourcePreEvent"), at("resOutputsEvent")];
+    if (start === undefined || end === undefined) throw new Error(`pulumi up of ${name}: no create step of the Image in its event log`);
+    opts.afterUp?.(name);
+    return { seconds: (end - start) / 1000, cpu: cpuSpent(ticks[0], ticks[1]) };
   } finally {
+    fs.rmSync(path.dirname(fifo), { recursive: true, force: true });
     await e.stack.destroy();
     await e.remove();
   }
@@ -189,6 +283,34 @@ export async function serveInChild(file: string): Promise<{ url: string; close()
     child.once("exit", (code) => reject(new Error(`serve-file exited ${code}`)));
   });
   return { url: `${base}${path.basename(file)}`, close: () => child.kill() };
+}
+
+/** Several runs of one measure: their median and spread. */
+export interface Runs {
+  median: number;
+  min: number;
+  max: number;
+  n: number;
+}
+
+export function runsOf(values: number[]): Runs {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return { median, min: sorted[0], max: sorted[sorted.length - 1], n: sorted.length };
+}
+
+/** "3.61 s (3.52–3.80, 5 runs)" */
+export const fmtRuns = (r: Runs) => `${fmtSeconds(r.median)} (${r.min.toFixed(2)}–${r.max.toFixed(2)}, ${r.n} runs)`;
+
+/**
+ * `rounds` rounds of every measure in `measures`, taking turns within each round, so a slow
+ * spell of the machine falls on all of them alike; each measure's runs as median and spread.
+ */
+export async function interleaved<K extends string>(rounds: number, measures: Record<K, () => Promise<number>>): Promise<Record<K, Runs>> {
+  const seen = Object.fromEntries(Object.keys(measures).map((k) => [k, [] as number[]])) as Record<K, number[]>;
+  for (let i = 0; i < rounds; i++) for (const k of Object.keys(measures) as K[]) seen[k].push(await measures[k]());
+  return Object.fromEntries(Object.entries<number[]>(seen).map(([k, v]) => [k, runsOf(v)])) as Record<K, Runs>;
 }
 
 /** The fastest of `n` runs: this lab shares 2 cores with sshd and libvirtd, so one run can be a slow one. */

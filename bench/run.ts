@@ -8,10 +8,11 @@ import { fleetBenchmark } from "./fleet";
 import { Benchmark, Row, tmpdir, writeResults } from "./harness";
 import { memoryBenchmark } from "./memory";
 import { sparseBenchmark } from "./sparse";
+import { thinBenchmark } from "./thin";
 import { uploadBenchmark } from "./upload";
 import { urlBenchmark } from "./url";
 
-const all: Benchmark[] = [uploadBenchmark, urlBenchmark, sparseBenchmark, memoryBenchmark, callsBenchmark, fleetBenchmark];
+const all: Benchmark[] = [uploadBenchmark, thinBenchmark, urlBenchmark, sparseBenchmark, memoryBenchmark, callsBenchmark, fleetBenchmark];
 
 async function main(): Promise<void> {
   const lab = labEnv();

@@ -44,6 +44,12 @@ export interface ReadOptions {
   ahead?: number;
   /** Buffers take turns instead of a new one per read. */
   reuse?: boolean;
+  /**
+   * With `reuse`: each item, in order, once the consumer asked for the next (done with it).
+   * A buffer is taken back only when given to `back` (later, or as another Buffer over
+   * its memory: hash-thread.ts); reading goes on once the returned promise settles.
+   */
+  done?: (item: Buffer | Hole, back: (b: Buffer) => void) => void | Promise<void>;
 }
 
 /** What to read of a file: a hole to pass on, or a positioned read. */
@@ -85,7 +91,8 @@ async function* readSpans(file: string, opts: ReadOptions, plan: (fd: number, si
         queue.push(span);
         continue;
       }
-      const buf = spare.pop() ?? Buffer.allocUnsafe(readSize);
+      // never from Node's shared pool: a buffer's memory may move to another thread (done)
+      const buf = spare.pop() ?? Buffer.allocUnsafeSlow(readSize);
       queue.push({ buf, read: fh.read(buf, 0, span.length, span.offset) });
       reading++;
     }
@@ -96,15 +103,19 @@ async function* readSpans(file: string, opts: ReadOptions, plan: (fd: number, si
       const item = queue.shift()!;
       if ("hole" in item) {
         yield item;
+        await opts.done?.(item, () => undefined);
         continue;
       }
       const { bytesRead } = await item.read;
       reading--;
       if (bytesRead === 0) return; // the file shrank meanwhile
       refill();
-      yield item.buf.subarray(0, bytesRead);
+      const view = item.buf.subarray(0, bytesRead);
+      yield view;
       // the consumer asked for the next one: it is done with this buffer
-      if (opts.reuse) spare.push(item.buf);
+      if (!opts.reuse) continue;
+      if (opts.done) await opts.done(view, (b) => spare.push(b));
+      else spare.push(item.buf);
     }
   } finally {
     await Promise.all(queue.map((q) => ("read" in q ? q.read.catch(() => undefined) : Promise.resolve())));

@@ -2,11 +2,11 @@
 // and hashed on another thread while it uploads (no copy on disk; the download runs at
 // the upload's pace). The header is read from the first bytes the upload sends, and the
 // sha256 is that of the bytes sent, verified before the image counts as made.
-import * as crypto from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 import { KvmError } from "../errors";
 import { fileData, Hole } from "./chunks";
+import { HashThread } from "./hash-thread";
 import { displayUrl, DownloadError } from "./download";
 import { downloadInThread } from "./download-thread";
 import { HEAD_BYTES, ImageHeader, parseImageHeader, UnsupportedImageFormat } from "./header";
@@ -43,48 +43,44 @@ export interface ImageStream {
 
 /**
  * A local image file. Its header is read from the first bytes the upload sends and its
- * sha256 computed on the very buffers it sends (holes as zeros): a file changed after
- * check (or while it uploads) is judged by what reached the host, never by an earlier read.
+ * sha256 computed on the very bytes it sends (each read hashed once the upload copied it
+ * into its frames; holes as zeros): a file changed after check (or while it uploads) is
+ * judged by what reached the host, never by an earlier read.
  */
 async function fileImage(file: string, sha512: boolean): Promise<ImageStream> {
   if (!fs.existsSync(file)) throw new KvmError("permanent", `${file} does not exist`, { property: "source.path", fix: "Give the path of a local image file" });
   const fileSize = fs.statSync(file).size;
-  // the upload copies each read into its frames before it asks for the next
-  const { head, whole, stop } = await peekHead(fileData(file, { reuse: true }));
+  // the upload copies each read into its frames before it asks for the next; then the
+  // hashing thread has it (holes as zeros), in the order of the file
+  const hasher = new HashThread(sha512 ? ["sha256", "sha512"] : ["sha256"]);
+  const reads = fileData(file, { reuse: true, done: (item, back) => (Buffer.isBuffer(item) ? hasher.update(item, back) : hasher.zeros(item.hole)) });
+  const { head, whole, stop } = await peekHead(reads);
+  const close = async () => {
+    await stop();
+    await hasher.close();
+  };
   let header: ImageHeader;
   try {
     header = parseImageHeader(head, fileSize);
   } catch (err) {
-    await stop();
+    await close();
     throw err;
   }
-  const hashes = [crypto.createHash("sha256"), ...(sha512 ? [crypto.createHash("sha512")] : [])];
   let digests: Digests | undefined;
   async function* hashed(): AsyncGenerator<Buffer | Hole> {
-    for await (const item of whole) {
-      for (const hash of hashes) {
-        if (Buffer.isBuffer(item)) hash.update(item);
-        else hashZeros(hash, item.hole);
-      }
-      yield item;
-    }
-    const [sha256, sha512sum] = hashes.map((h) => h.digest("hex"));
+    yield* whole;
+    const [sha256, sha512sum] = await hasher.digests();
     digests = { sha256, ...(sha512sum ? { sha512: sha512sum } : {}) };
   }
   return {
     header,
     body: hashed(),
-    close: stop,
+    close,
     digests: async () => {
       if (!digests) throw new Error("the image's digests are known only once all of it was sent");
       return digests;
     },
   };
-}
-
-const ZEROS = Buffer.alloc(1024 * 1024);
-function hashZeros(hash: crypto.Hash, n: number): void {
-  for (; n > 0; n -= ZEROS.length) hash.update(n >= ZEROS.length ? ZEROS : ZEROS.subarray(0, n));
 }
 
 /**
