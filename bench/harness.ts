@@ -337,3 +337,39 @@ export function writeResults(part: "benchmarks" | "chaos", lines: string[]): str
   fs.writeFileSync(resultsFile, text + "\n");
   return resultsFile;
 }
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string } }[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/**
+ * The functions a V8 CPU profile (`node --cpu-prof`) found running during `window` (µs,
+ * the profile's clock), by their own time, largest first: "writev 24 %"; idle excluded
+ * from the shares, and reported as the thread's idle share.
+ */
+export function profileTop(file: string, window: { start: number; end: number }, n: number): { busyShare: number; top: { name: string; share: number }[] } {
+  const p = JSON.parse(fs.readFileSync(file, "utf8")) as CpuProfile;
+  const byId = new Map(p.nodes.map((node) => [node.id, node]));
+  const self = new Map<string, number>();
+  let t = p.startTime;
+  let total = 0;
+  p.samples.forEach((id, i) => {
+    t += p.timeDeltas[i];
+    if (t < window.start || t > window.end) return;
+    const { functionName, url } = byId.get(id)!.callFrame;
+    const name = `${functionName || "(anonymous)"}${url ? ` (${url.split("/").slice(-2).join("/")})` : ""}`;
+    self.set(name, (self.get(name) ?? 0) + p.timeDeltas[i]);
+    total += p.timeDeltas[i];
+  });
+  const idle = self.get("(idle)") ?? 0;
+  self.delete("(idle)");
+  const busy = total - idle;
+  const top = [...self]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([name, us]) => ({ name, share: us / busy }));
+  return { busyShare: busy / total, top };
+}

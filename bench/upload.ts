@@ -5,8 +5,10 @@
 // socket, with no SSH. The runs take turns, round by round; each figure is a median with
 // its spread, and so is the CPU each process spent (the provider's node, ssh, sshd,
 // libvirtd): what bounds a row is read from those, not guessed.
+import { execFile } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
+import { promisify } from "util";
 import { LabEnv } from "../test/support/lab";
 import {
   Benchmark,
@@ -15,6 +17,7 @@ import {
   fmtSeconds,
   imageStep,
   interleaved,
+  profileTop,
   randomFile,
   run,
   Runs,
@@ -26,6 +29,7 @@ import {
 } from "./harness";
 
 const GiB = 1024 * 1024 * 1024;
+const exec = promisify(execFile);
 const ROUNDS = 5;
 
 type Cpu = Map<string, number>;
@@ -48,6 +52,33 @@ const command = (cmd: string, args: string[], opts?: { input?: string }) => asyn
 /** "node 1.52, sshd 0.61 CPU-s": the median CPU of those processes over the runs. */
 function cpuNote(runs: Cpu[], names: string[]): string {
   return names.map((p) => `${p} ${runsOf(runs.map((r) => r.get(p) ?? 0)).median.toFixed(2)}`).join(", ") + " CPU-s";
+}
+
+/**
+ * The Image create's upload path alone (bench/upload-profile.ts) in a node process under
+ * V8's profiler: where the client's CPU goes, per thread, for the upload's window only.
+ */
+async function profiledUpload(lab: LabEnv, dir: string, file: string): Promise<string> {
+  const out = path.join(dir, "profile");
+  const volume = "bench-profile.raw";
+  virshLocal(["vol-create-as", lab.pool, volume, String(GiB), "--format", "raw", "--allocation", "0"]);
+  try {
+    const { stdout } = await exec(process.execPath, ["--cpu-prof", `--cpu-prof-dir=${out}`, path.join(__dirname, "upload-profile.js"), file, volume]);
+    const window = JSON.parse(stdout) as { start: number; end: number };
+    // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 frames, encrypts and sends; the other hashes
+    const threads = fs.readdirSync(out).map((f) => ({ thread: Number(f.split(".")[4]), file: path.join(out, f) }));
+    const seconds = (window.end - window.start) / 1e6;
+    const describe = ({ thread, file: f }: { thread: number; file: string }) => {
+      const { busyShare, top } = profileTop(f, window, thread === 0 ? 6 : 2);
+      return `${thread === 0 ? "main thread" : "hashing thread"} busy ${(busyShare * seconds).toFixed(2)} s: ${top.map((t) => `${t.name} ${(t.share * 100).toFixed(0)} %`).join(", ")}`;
+    };
+    return `the upload alone under V8's profiler, ${fmtSeconds(seconds)}: ${threads
+      .sort((a, b) => a.thread - b.thread)
+      .map(describe)
+      .join("; ")}`;
+  } finally {
+    virshLocal(["vol-delete", "--pool", lab.pool, volume]);
+  }
 }
 
 export const uploadBenchmark: Benchmark = {
@@ -73,6 +104,7 @@ export const uploadBenchmark: Benchmark = {
       fs.rmSync(cat, { force: true });
       virshLocal(["vol-delete", "--pool", lab.pool, name]);
     }
+    const profile = await profiledUpload(lab, dir, file);
     // OpenSSH's time less its own connection (`ssh host true`): ours connected during check
     const openssh = r.openssh.median - r.handshake.median;
     // the provider's node (its hashing thread included), and the host's side
@@ -84,6 +116,7 @@ export const uploadBenchmark: Benchmark = {
         baseline: `${fmtRuns(r.openssh)}, less its connection ${fmtSeconds(r.handshake.median)}: ${fmtSeconds(openssh)}; ${cpuNote(cpu.openssh, ["ssh", "sshd", "cat"])}`,
         ratio: openssh / r.ours.median,
         ratioOf: "OpenSSH time / ours (medians)",
+        note: profile,
       },
       {
         benchmark: "1 GiB Image create through `pulumi up` (the engine's step) vs `virsh vol-upload` over qemu+ssh (goal ≥ 1.1)",
