@@ -48,24 +48,6 @@ export async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ value: T; 
 /** USER_HZ: /proc/stat and /proc/PID/stat count CPU time in 1/100 s on Linux. */
 const TICKS_PER_SECOND = 100;
 
-/** CPU seconds (user + system) that every process named `comm` has used so far, from /proc. */
-export function processCpuSeconds(comm: string): number {
-  let ticks = 0;
-  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    } catch {
-      continue; // gone meanwhile
-    }
-    const close = stat.lastIndexOf(")");
-    if (stat.slice(stat.indexOf("(") + 1, close) !== comm) continue;
-    const fields = stat.slice(close + 2).split(" "); // from field 3 (state) on
-    ticks += Number(fields[11]) + Number(fields[12]); // utime, stime: fields 14 and 15
-  }
-  return ticks / TICKS_PER_SECOND;
-}
-
 /** Every process's command name and CPU ticks (user + system) now, from /proc. */
 function processTicks(): Map<number, { comm: string; ticks: number }> {
   const out = new Map<number, { comm: string; ticks: number }>();
@@ -77,10 +59,17 @@ function processTicks(): Map<number, { comm: string; ticks: number }> {
       continue; // gone meanwhile
     }
     const close = stat.lastIndexOf(")");
-    const fields = stat.slice(close + 2).split(" "); // from field 3 (state) on
+    const fields = stat.slice(close + 2).split(" "); // from field 3 (state) on: utime and stime are fields 14 and 15
     out.set(Number(pid), { comm: stat.slice(stat.indexOf("(") + 1, close), ticks: Number(fields[11]) + Number(fields[12]) });
   }
   return out;
+}
+
+/** CPU seconds (user + system) that every process named `comm` has used so far, from /proc. */
+export function processCpuSeconds(comm: string): number {
+  let ticks = 0;
+  for (const p of processTicks().values()) if (p.comm === comm) ticks += p.ticks;
+  return ticks / TICKS_PER_SECOND;
 }
 
 /** CPU seconds per process name between two readings (a process new in the second counts from zero). */
