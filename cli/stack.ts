@@ -8,6 +8,7 @@ import { HostHealth } from "../provider/health/check";
 import { HostPool } from "../provider/pool/host-pool";
 import { describeState, DomainRef, isLibvirtError, Libvirt } from "../provider/libvirt/api";
 import { isRunningState } from "../provider/resources/domain-power";
+import { findRecorded } from "../provider/resources/host-object";
 import { HostConfig, hostIdentity, resolveHost } from "../provider/ssh/host";
 import { GONE_CODES, isKind, Kind } from "../provider/kinds";
 import type { LoginOverrides } from "./health-args";
@@ -79,10 +80,11 @@ export function recordedResources(state: any): StackResource[] {
 /** An object of the recorded name that is not the one the stack made (another UUID): someone else's, left alone. */
 class NotTheStacks extends Error {}
 
-/** `ref` when it is the object the stack recorded (older records have no UUID: by name). */
-function theRecorded<R extends { uuid: Buffer }>(r: StackResource, ref: R): R {
-  const recorded = r.uuid?.replace(/-/g, "").toLowerCase();
-  if (recorded && ref.uuid.toString("hex") !== recorded)
+/** The object of the recorded name when it is the one the stack made (findRecorded; older records have no UUID: by name). */
+async function theRecorded<R extends { uuid: Buffer }>(r: StackResource, lookup: Promise<R>): Promise<R> {
+  if (!r.uuid) return lookup;
+  const { ref, other } = await findRecorded(lookup, r.uuid);
+  if (other || !ref)
     throw new NotTheStacks(
       `the ${r.kind} named ${r.name} on the host is another one (not the UUID the stack recorded), which pulumi-kvm leaves alone; pulumi refresh will drop the record`,
     );
@@ -99,9 +101,9 @@ async function stateOnHost(lv: Libvirt, r: StackResource): Promise<{ active: boo
       return { active: isRunningState(s.state), said: describeState(s) };
     }
     case "StoragePool":
-      return activity(await lv.poolIsActive(theRecorded(r, await lv.lookupPool(r.name))));
+      return activity(await lv.poolIsActive(await theRecorded(r, lv.lookupPool(r.name))));
     case "Network":
-      return activity(await lv.networkIsActive(theRecorded(r, await lv.lookupNetwork(r.name))));
+      return activity(await lv.networkIsActive(await theRecorded(r, lv.lookupNetwork(r.name))));
     case "Image":
     case "Volume":
       await lv.lookupVolume(await lv.lookupPool(r.pool!), r.name);
