@@ -117,19 +117,30 @@ const describeMade = (l: Made) => `${l.kind} ${l.pool ? `${l.pool}/` : ""}${l.na
 const removal = (l: Made) => OBJECTS[l.kind].removal(l.name, l.pool);
 
 /**
- * Removes `leftover` now, or leaves it journalled for the next operation on its host.
- * `token` names its journal entry (written before it was made); without one a new entry is written.
+ * How long an undo keeps trying a host it cannot reach before it leaves the object to the
+ * journal: longer than a libvirtd or sshd restart or a short outage takes. Only the
+ * process that made a half-uploaded Image can prove it is the one made (by its key), so
+ * giving up early would leave it to be removed by hand.
  */
-export async function rollback(pool: HostAccess, leftover: Leftover & { key?: string }, attempts = 3, token?: string): Promise<void> {
+export const UNDO_PATIENCE_MS = 20_000;
+
+/**
+ * Removes `leftover` now (retrying for `patienceMs`), or leaves it journalled for the next
+ * operation on its host. `token` names its journal entry (written before it was made);
+ * without one a new entry is written.
+ */
+export async function rollback(pool: HostAccess, leftover: Leftover & { key?: string }, patienceMs = UNDO_PATIENCE_MS, token?: string): Promise<void> {
   const { host, key: _key, ...made } = leftover;
-  for (let attempt = 1; attempt <= attempts; attempt++) {
+  const until = Date.now() + patienceMs;
+  for (let attempt = 1; ; attempt++) {
     try {
       const result = await pool.run(host, (lv) => removeLeftover(lv, { ...made, key: leftover.key }, pool.describe(host).label));
       if (result === "other" || result === "unproven") reportLeftAlone(pool.describe(host).label, made, result);
       if (token) await changeJournal((entries) => entries.filter((e) => e.token !== token));
       return;
     } catch (err) {
-      if (attempt === attempts) {
+      const left = until - Date.now();
+      if (left <= 0) {
         // nobody is making it any more: the next operation on the host removes it (this
         // process's by the token too, which finds the key it knows)
         const entry: Entry = { ...made, place: hostPlace(host), ...(token ? { token } : {}) };
@@ -139,7 +150,7 @@ export async function rollback(pool: HostAccess, leftover: Leftover & { key?: st
         );
         return;
       }
-      await new Promise((r) => setTimeout(r, 500 * attempt));
+      await new Promise((r) => setTimeout(r, Math.min(500 * 2 ** (attempt - 1), 4_000, left)));
     }
   }
 }
@@ -151,6 +162,8 @@ export class Making {
   constructor(
     private readonly pool: HostAccess,
     private readonly host: HostConfig,
+    /** How long `undo` keeps trying a host it cannot reach. */
+    private readonly patienceMs = UNDO_PATIENCE_MS,
   ) {}
 
   /**
@@ -183,9 +196,11 @@ export class Making {
     if (tokens.size) await changeJournal((entries) => entries.filter((e) => !e.token || !tokens.has(e.token)));
   }
 
-  /** The create failed or was stopped: removes what it made, newest first. */
+  /** The create failed or was stopped: removes what it made, newest first, all within one patience. */
   async undo(): Promise<void> {
-    for (const { object, token } of this.made.splice(0).reverse()) await rollback(this.pool, { ...object, host: this.host }, 3, token);
+    const until = Date.now() + this.patienceMs;
+    for (const { object, token } of this.made.splice(0).reverse())
+      await rollback(this.pool, { ...object, host: this.host }, Math.max(0, until - Date.now()), token);
   }
 }
 

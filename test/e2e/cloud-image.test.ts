@@ -255,6 +255,10 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
       JSON.parse(listed.stdout).map((x: any) => [x.name, x.state, x.memory, x.description]),
       [[`${bios}-before`, "running", true, "before a risky change"]],
     );
+    // the risky change: memory 1536 → 1024 MiB, applied live; the revert brings the snapshot's back
+    await stack.setConfig("memory", { value: "1024" });
+    const risky = await stack.up();
+    assert.strictEqual(risky.summary.resourceChanges?.update, 2, "both VMs' memory changed live");
     inGuest(ips[0], "echo risky | sudo tee /var/tmp/after-snapshot >/dev/null && sync");
     const reverted = await runCli(["snapshot", "revert", bios, `${bios}-before`, ...onStack], cli);
     assert.strictEqual(reverted.code, 0, reverted.stderr);
@@ -266,6 +270,9 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
     assert.strictEqual(inGuest(ips[0], "test -e /var/tmp/after-snapshot && echo there || echo gone"), "gone", "the file written after the snapshot is gone");
     const refreshed = await stack.refresh();
     assert.strictEqual(refreshed.summary.result, "succeeded");
+    assert.strictEqual(refreshed.summary.resourceChanges?.update, 1, "refresh shows what the revert changed: the BIOS VM only");
+    const biosState = (await stack.exportStack()).deployment.resources.find((r: any) => r.type.endsWith("kvm:Domain") && r.outputs?.name === bios);
+    assert.strictEqual(biosState?.outputs.memory, 1536, "the BIOS VM's recorded memory is the snapshot's again");
     const health = await runCli(["health", ...onStack, "--json"], cli);
     assert.deepStrictEqual(
       JSON.parse(health.stdout)

@@ -1,7 +1,9 @@
 // Faults the real parts cannot produce on demand: the link reset mid-create (before the
 // VM started, and while it waits for its IP), a define whose answer is lost, a link
-// blackholed mid-upload, the link reset, libvirtd restarted and sshd killed between
-// operations (the next one heals, no error), a health probe timing out during an upload.
+// blackholed mid-upload, libvirtd restarted and sshd killed mid-upload (the create undoes
+// its half-made volume once the host is back), the link reset, libvirtd restarted and sshd
+// killed between operations (the next one heals, no error), a health probe timing out
+// during an upload.
 // Each ends in success on retry or a clear error, and afterwards the host holds no
 // object Pulumi does not know about.
 import * as assert from "assert";
@@ -356,6 +358,35 @@ describe("faults", function () {
       assert.deepStrictEqual(known.orphans(), []);
       await volumeProvider.delete(a.key, a);
       await volumeProvider.delete(b.key, b);
+    });
+  }
+
+  const midUpload: [string, string, (lab: LabEnv) => Promise<void>][] = [
+    ["libvirtd restarted", "lv", restartLibvirtd],
+    ["sshd killed with its sessions, back 2.5 s later", "ssh", (lab) => killSshd(lab, 1, 2500)],
+  ];
+  for (const [what, short, restart] of midUpload) {
+    it(`${what} in the middle of an Image upload: the create fails clearly and removes the half-made volume itself once the host is back (only it can prove the volume is the one it made)`, async () => {
+      const lab = labEnv();
+      const known = new Known(lab);
+      const file = path.join(tmp, `mid-${short}.raw`);
+      randomFile(file, 512);
+      const inputs = await checked(imageProvider, { host: labHost(lab), name: `mid-${short}-${process.pid}.raw`, source: { path: file } } as ImageInputs);
+      const creating = imageProvider.create(inputs).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      for (let i = 0; i < 400 && !volumeNames(lab).includes(inputs.name); i++) await new Promise((r) => setTimeout(r, 25));
+      assert.ok(volumeNames(lab).includes(inputs.name), "the upload began");
+      await restart(lab);
+      const err = await creating;
+      assert.ok(err, "the upload must fail");
+      assert.ok(err.message.includes(`creating image default/${inputs.name}`) && /root@127\.0\.0\.1:\d+/.test(err.message), err.message);
+      assert.deepStrictEqual(known.orphans(), [], "removed by the create that made it");
+      const journal = path.join(tmp, "leftovers.json");
+      const journalled = fs.existsSync(journal) ? (JSON.parse(fs.readFileSync(journal, "utf8")) as { name: string }[]).map((e) => e.name) : [];
+      assert.ok(!journalled.includes(inputs.name), `nothing left to the journal: ${journalled.join(", ")}`);
+      fs.rmSync(file);
     });
   }
 

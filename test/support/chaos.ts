@@ -93,7 +93,12 @@ export function unclearErrors(output: string, interrupted: boolean, hostLabel = 
 export async function runChaos(lab: LabEnv, opts: ChaosOptions): Promise<ChaosFigures> {
   const seed = opts.seed ?? Date.now() % 2 ** 31;
   const rnd = random(seed);
-  const log = opts.log ?? (() => undefined);
+  /** What the run logged so far: an attempt's failure that ends the run carries it. */
+  const lines: string[] = [];
+  const log = (line: string) => {
+    lines.push(line);
+    opts.log?.(line);
+  };
   const started = Date.now();
   const figures: ChaosFigures = {
     seed,
@@ -183,7 +188,12 @@ export async function runChaos(lab: LabEnv, opts: ChaosOptions): Promise<ChaosFi
       if (code === 0) return;
       figures.failed++;
       log(`  ${name} failed (attempt ${attempt}${fault ? `, ${fault}` : ""})${unclear.length ? `; unclear: ${unclear.join(" | ")}` : ""}`);
-      if (attempt >= 5) throw new Error(`${name} did not succeed in 5 attempts:\n${output.slice(-4000)}`);
+      for (const m of errorMessages(output)) log(`    error: ${m}`);
+      if (attempt >= 5) {
+        const journal = path.join(work, "leftovers.json");
+        const journalled = fs.existsSync(journal) ? fs.readFileSync(journal, "utf8") : "(none)";
+        throw new Error(`${name} did not succeed in 5 attempts (seed ${seed}):\n${lines.join("\n")}\njournal: ${journalled}\n${output.slice(-4000)}`);
+      }
       await sleep(2000);
     }
   }

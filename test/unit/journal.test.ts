@@ -117,7 +117,7 @@ describe("leftover journal", () => {
   it("holds no credentials and is readable by this user only, also over a file that was world-readable", async () => {
     fs.writeFileSync(file, "[]", { mode: 0o644 });
     fs.chmodSync(file, 0o644);
-    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "v1", id: MARKER }, 1);
+    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "v1", id: MARKER }, 0);
     const text = fs.readFileSync(file, "utf8");
     assert.doesNotMatch(text, /SECRET|PRIVATE KEY/);
     assert.strictEqual(fs.statSync(file).mode & 0o777, 0o600);
@@ -129,7 +129,7 @@ describe("leftover journal", () => {
   });
 
   it("loses no entry when creates fail while another operation clears the journal", async () => {
-    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "old", id: MARKER }, 1);
+    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "old", id: MARKER }, 0);
     // the next operation removes "old" slowly, while ten other creates fail
     const { lv } = hostWith({ volKey: "/p/old", volMarker: MARKER });
     const slow = {
@@ -140,7 +140,7 @@ describe("leftover journal", () => {
     };
     const clearing = clearLeftovers(host, slow);
     await new Promise((r) => setTimeout(r, 20));
-    await Promise.all([clearing, ...Array.from({ length: 10 }, (_, i) => rollback(unreachable, { host, kind: "volume", pool: "default", name: `p${i}` }, 1))]);
+    await Promise.all([clearing, ...Array.from({ length: 10 }, (_, i) => rollback(unreachable, { host, kind: "volume", pool: "default", name: `p${i}` }, 0))]);
     assert.deepStrictEqual(
       JSON.parse(fs.readFileSync(file, "utf8"))
         .map((e: any) => e.name)
@@ -150,7 +150,7 @@ describe("leftover journal", () => {
   });
 
   it("is cleared by the next operation on the host with other credentials (a rotated key)", async () => {
-    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "rot", id: MARKER }, 1);
+    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "rot", id: MARKER }, 0);
     const { lv, removed } = hostWith({ volKey: "/p/rot", volMarker: MARKER });
     await clearLeftovers({ address: "hv1.example.com", user: "root", privateKeyPath: "/rotated/key" }, lv);
     assert.deepStrictEqual(removed, ["volume rot"]);
@@ -195,7 +195,7 @@ describe("leftover journal", () => {
   const deadPid = () => spawnSync(process.execPath, ["-e", ""]).pid;
 
   it("journals an object with its identity before the call that makes it, as this process's, and forgets it once the create is kept", async () => {
-    const making = new Making(unreachable, host);
+    const making = new Making(unreachable, host, 0);
     let during: ReturnType<typeof journal> = [];
     await making.make(
       { kind: "volume", pool: "default", name: "mk", id: MARKER },
@@ -219,7 +219,7 @@ describe("leftover journal", () => {
   });
 
   it("forgets an object libvirt refused to make; one whose call the link cut off is undone when it proves to be the one made", async () => {
-    const making = new Making(unreachable, host);
+    const making = new Making(unreachable, host, 0);
     await assert.rejects(
       making.make({ kind: "volume", pool: "default", name: "refused" }, async () => {
         throw noSuch("VIR_ERR_STORAGE_VOL_EXIST");
@@ -269,7 +269,7 @@ describe("leftover journal", () => {
     );
     await making.undo();
     assert.deepStrictEqual(removed, ["volume up"]);
-    const later = new Making(unreachable, host);
+    const later = new Making(unreachable, host, 0);
     await later.make(
       { kind: "volume", pool: "default", name: "up2" },
       async () => ({ key: "/p/up2" }),
@@ -283,8 +283,31 @@ describe("leftover journal", () => {
     );
   });
 
+  it("keeps trying a host it cannot reach for a while: a restart of libvirtd or sshd does not leave the undo to the journal", async () => {
+    const { lv, removed } = hostWith({ volKey: "/p/restart" });
+    let refusals = 0;
+    const restarting = {
+      run: async (_h: unknown, fn: (l: unknown) => unknown) => {
+        if (refusals++ < 3) throw new Error("connect ECONNREFUSED");
+        return fn(lv);
+      },
+      describe: unreachable.describe,
+    } as unknown as HostAccess;
+    const making = new Making(restarting, host, 10_000);
+    await making.make(
+      { kind: "volume", pool: "default", name: "restart" },
+      async () => ({ key: "/p/restart" }),
+      (v) => v.key,
+    );
+    const started = Date.now();
+    await making.undo();
+    assert.deepStrictEqual([refusals, removed], [4, ["volume restart"]], "removed on the fourth attempt, by the key only this process knows");
+    assert.ok(Date.now() - started < 10_000, "within its patience");
+    assert.deepStrictEqual(journal(), [], "nothing left for the next operation");
+  });
+
   it("keeps what it cannot undo for the next operation; a dead process's leftover goes when proven, and is only reported when not", async () => {
-    const making = new Making(unreachable, host);
+    const making = new Making(unreachable, host, 0);
     await making.make(
       { kind: "volume", pool: "default", name: "kept", id: MARKER },
       async () => ({ key: "/p/kept" }),
@@ -325,7 +348,7 @@ describe("leftover journal", () => {
     fs.writeFileSync(victim, "untouched");
     // the temp name an earlier version used, planted as a link
     fs.symlinkSync(victim, `${file}.${process.pid}.tmp`);
-    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "v2", id: MARKER }, 1);
+    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "v2", id: MARKER }, 0);
     assert.strictEqual(fs.readFileSync(victim, "utf8"), "untouched");
     assert.ok(fs.lstatSync(file).isFile());
     assert.deepStrictEqual(
@@ -355,7 +378,7 @@ describe("leftover journal", () => {
     fs.chmodSync(shared, 0o1777);
     process.env.PULUMI_KVM_JOURNAL = path.join(shared, "leftovers.json");
     try {
-      const making = new Making(unreachable, host);
+      const making = new Making(unreachable, host, 0);
       await assert.rejects(
         making.make({ kind: "volume", pool: "default", name: "x" }, async () => ({ key: "/p/x" })),
         /can be written by other users; set PULUMI_KVM_JOURNAL/,
