@@ -12,6 +12,7 @@ import { findRecorded } from "../provider/resources/host-object";
 import { HostConfig, hostIdentity, resolveHost } from "../provider/ssh/host";
 import { GONE_CODES, isKind, Kind } from "../provider/kinds";
 import type { LoginOverrides } from "./health-args";
+import { uuidBytes } from "../provider/uuid";
 
 const run = promisify(execFile);
 
@@ -141,7 +142,7 @@ function reachable(host: HostConfig, cwd: string, login: LoginOverrides): HostCo
 
 /** The domain a record names: by its UUID when recorded (a domain of that name made by someone else is not it; gone, libvirt's NO_DOMAIN), by name in older records. */
 export function recordedDomainRef(lv: Libvirt, name: string, uuid: string | undefined): Promise<DomainRef> {
-  return uuid ? lv.lookupDomainByUuid(Buffer.from(uuid.replace(/-/g, ""), "hex")) : lv.lookupDomain(name);
+  return uuid ? lv.lookupDomainByUuid(uuidBytes(uuid)) : lv.lookupDomain(name);
 }
 
 /** The host and identity a stack recorded for its Domain named `name`, the host as this command reaches it. */

@@ -3,6 +3,7 @@
 // so no guest can write it; qemu keeps extensions it does not know when it rewrites a
 // header (a resize, a snapshot), and libvirt's reader skips them. A raw volume has no
 // such place: its every byte is the guest's.
+import { uuidBytes, uuidText } from "../uuid";
 
 /** The extension's type: "kvm1". */
 export const MARKER_EXTENSION = 0x6b766d31;
@@ -47,12 +48,10 @@ function layoutOf(head: Buffer): Layout | undefined {
   return { start, extensions, clusterSize, backing: backingOffset ? head.subarray(backingOffset, backingOffset + backingSize) : undefined };
 }
 
-const hexOf = (b: Buffer) => b.toString("hex").replace(/^(.{8})(.{4})(.{4})(.{4})/, "$1-$2-$3-$4-");
-
 /** The UUID of pulumi-kvm's extension in a qcow2 header's first bytes, if it has one. */
 export function readMarker(head: Buffer): string | undefined {
   const ext = layoutOf(head)?.extensions.find((e) => e.type === MARKER_EXTENSION);
-  return ext && ext.bytes.readUInt32BE(4) === UUID_BYTES ? hexOf(ext.bytes.subarray(8, 8 + UUID_BYTES)) : undefined;
+  return ext && ext.bytes.readUInt32BE(4) === UUID_BYTES ? uuidText(ext.bytes.subarray(8, 8 + UUID_BYTES)) : undefined;
 }
 
 /**
@@ -66,7 +65,7 @@ export function withMarker(head: Buffer, uuid: string): Buffer {
   const ours = Buffer.alloc(8 + UUID_BYTES);
   ours.writeUInt32BE(MARKER_EXTENSION, 0);
   ours.writeUInt32BE(UUID_BYTES, 4);
-  Buffer.from(uuid.replace(/-/g, ""), "hex").copy(ours, 8);
+  uuidBytes(uuid).copy(ours, 8);
   const fixed = Buffer.from(head.subarray(0, layout.start));
   const extensions = [...layout.extensions.filter((e) => e.type !== MARKER_EXTENSION).map((e) => e.bytes), ours, Buffer.alloc(8)];
   const backingAt = layout.start + extensions.reduce((n, e) => n + e.length, 0);

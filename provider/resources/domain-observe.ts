@@ -14,6 +14,7 @@ import { isActiveState, isRunningState } from "./domain-power";
 import { composeOutputs, unobservedOutputs } from "./domain-spec";
 import { PartialInitError } from "./partial-init";
 import { hasOwnerMarker } from "./removal";
+import { uuidBytes } from "../uuid";
 
 /** What a create recorded of the seed, as the outputs carry it (no member that is undefined). */
 export const seedRecordOf = (o: SeedRecord): SeedRecord => ({
@@ -23,7 +24,7 @@ export const seedRecordOf = (o: SeedRecord): SeedRecord => ({
 });
 
 /** The domain of this UUID, if any. */
-export const domainByUuid = (lv: Libvirt, uuid: string) => unlessMissing(lv.lookupDomainByUuid(Buffer.from(uuid.replace(/-/g, ""), "hex")), "NO_DOMAIN");
+export const domainByUuid = (lv: Libvirt, uuid: string) => unlessMissing(lv.lookupDomainByUuid(uuidBytes(uuid)), "NO_DOMAIN");
 
 /** The domain of this UUID, refused when it lacks pulumi-kvm's ownership marker (someone else's). */
 export async function ownedDomain(lv: Libvirt, uuid: string, host: string, action: string): Promise<DomainRef | undefined> {

@@ -8,6 +8,7 @@ import { parseVolumeXml } from "../xml/volume";
 import { DomainInputs, DomainOutputs, InterfaceInput, SeedRecord } from "./domain-inputs";
 import { InterfaceAddresses } from "./domain-ip";
 import { findPool, findVolume } from "./storage";
+import { uuidText } from "../uuid";
 
 type ParsedDisk = ParsedDomain["disks"][number];
 
@@ -126,12 +127,6 @@ export function specOf(
   };
 }
 
-/** libvirt's UUID bytes as the dashed text Pulumi keeps as the id. */
-export function uuidText(dom: DomainRef): string {
-  const h = Buffer.from(dom.uuid).toString("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
-
 export interface Observed {
   parsed: ParsedDomain;
   state: number;
@@ -168,5 +163,5 @@ export function composeOutputs(d: DomainInputs, seen: Observed, recorded: SeedRe
 
 /** What Pulumi records of a VM that exists but could not be observed (the link died). */
 export function unobservedOutputs(d: DomainInputs, dom: DomainRef, recorded: SeedRecord): DomainOutputs {
-  return { ...d, ...recorded, kvmKind: "Domain", uuid: uuidText(dom), name: dom.name, state: "unknown", interfaces: [] };
+  return { ...d, ...recorded, kvmKind: "Domain", uuid: uuidText(dom.uuid), name: dom.name, state: "unknown", interfaces: [] };
 }

@@ -27,6 +27,7 @@ import { removeDomain } from "./removal";
 import { Boot, definedNics, domainByUuid, findDomain, observe, observeStarted, ownedDomain, seedRecordOf } from "./domain-observe";
 import { domainDeclaration } from "./domain-properties";
 import { OBJECTS } from "../kinds";
+import { uuidHex } from "../uuid";
 
 export type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./domain-inputs";
 
@@ -197,7 +198,7 @@ async function define(
 ): Promise<DomainRef> {
   if (!current) {
     const uuid = crypto.randomUUID();
-    return making.make({ kind: "domain", name: d.name, id: uuid.replace(/-/g, "") }, () => lv.defineDomain(xmlOf(uuid, [])));
+    return making.make({ kind: "domain", name: d.name, id: uuidHex(uuid) }, () => lv.defineDomain(xmlOf(uuid, [])));
   }
   const dom = await lv.defineDomain(xmlOf(current.uuid, keptMacs(current.interfaces, d.networkInterfaces ?? [])));
   if (await isActive(lv, dom)) await stopGracefully(lv, dom, shutdownMs(d), host);

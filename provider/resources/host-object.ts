@@ -12,6 +12,7 @@ import { hostLabel } from "./common";
 import { HostAccess } from "./context";
 import { interruptible } from "./interrupt";
 import { clearLeftovers, Made, Making } from "./rollback";
+import { uuidHex } from "../uuid";
 
 export interface HostObject<R extends { uuid: Buffer }, O extends { uuid: string }> {
   kind: Made["kind"];
@@ -48,7 +49,7 @@ export function createHostObject<R extends { uuid: Buffer }, O extends { uuid: s
           } else {
             // its UUID is chosen here, so the journal holds the identity before the object exists
             const uuid = crypto.randomUUID();
-            ref = await making.make({ kind: object.kind, name: inputs.name, id: uuid.replace(/-/g, "") }, () => object.define(lv, uuid));
+            ref = await making.make({ kind: object.kind, name: inputs.name, id: uuidHex(uuid) }, () => object.define(lv, uuid));
             await object.build?.(lv, ref);
           }
           const outs = await object.bringToState(lv, ref);
@@ -72,7 +73,7 @@ export function createHostObject<R extends { uuid: Buffer }, O extends { uuid: s
 export async function findRecorded<R extends { uuid: Buffer }>(find: Promise<R | undefined>, uuid: string): Promise<{ ref?: R; other?: R }> {
   const ref = await find;
   if (!ref) return {};
-  return ref.uuid.toString("hex") === uuid.replace(/-/g, "").toLowerCase() ? { ref } : { other: ref };
+  return ref.uuid.toString("hex") === uuidHex(uuid) ? { ref } : { other: ref };
 }
 
 /** The error of an update whose object is gone or someone else's now. */

@@ -139,7 +139,7 @@ export async function runChaos(lab: LabEnv, opts: ChaosOptions): Promise<ChaosFi
     if (!deck.length) deck.push(...[...FAULTS].sort(() => rnd() - 0.5));
     return deck.pop()!;
   };
-  /** How long into a stage a fault may come: within what the stage takes on the lab. */
+  /** How long into a stage a fault may come: what the stage took the last time it ran (at first a guess). */
   const window: Record<string, number> = { up: 25_000, update: 15_000, destroy: 5_000 };
 
   async function inject(fault: Fault, run: PulumiRun): Promise<void> {
@@ -169,6 +169,7 @@ export async function runChaos(lab: LabEnv, opts: ChaosOptions): Promise<ChaosFi
   async function stage(name: string, args: string[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       figures.operations++;
+      const startedAt = Date.now();
       const run = runPulumi(e, args);
       let fault: Fault | undefined;
       let injecting: Promise<void> | undefined;
@@ -185,7 +186,11 @@ export async function runChaos(lab: LabEnv, opts: ChaosOptions): Promise<ChaosFi
       await injecting;
       const unclear = unclearErrors(output, fault === "CLI interrupted");
       figures.unclear.push(...unclear.map((u) => `${name}: ${u}`));
-      if (code === 0) return;
+      if (code === 0) {
+        // a fault drawn past a stage's end is lost: the next one comes within what this one took
+        if (!fault) window[name] = Math.max(1_000, Date.now() - startedAt - 1_500);
+        return;
+      }
       figures.failed++;
       log(`  ${name} failed (attempt ${attempt}${fault ? `, ${fault}` : ""})${unclear.length ? `; unclear: ${unclear.join(" | ")}` : ""}`);
       for (const m of errorMessages(output)) log(`    error: ${m}`);
