@@ -122,7 +122,7 @@ const removal = (l: Made) => OBJECTS[l.kind].removal(l.name, l.pool);
  * process that made a half-uploaded Image can prove it is the one made (by its key), so
  * giving up early would leave it to be removed by hand.
  */
-export const UNDO_PATIENCE_MS = 20_000;
+const UNDO_PATIENCE_MS = 20_000;
 
 /**
  * Removes `leftover` now (retrying for `patienceMs`), or leaves it journalled for the next
