@@ -54,14 +54,10 @@ async function fileImage(file: string, sha512: boolean): Promise<ImageStream> {
   // hashing thread has it (holes as zeros), in the order of the file
   const hasher = new HashThread(sha512 ? ["sha256", "sha512"] : ["sha256"]);
   const reads = fileData(file, { reuse: true, done: (item, back) => (Buffer.isBuffer(item) ? hasher.update(item, back) : hasher.zeros(item.hole)) });
-  let opened: Awaited<ReturnType<typeof peekHead<Buffer | Hole>>>;
-  try {
-    opened = await peekHead(reads);
-  } catch (err) {
+  const { head, whole, stop } = await peekHead(reads).catch(async (err: unknown) => {
     await hasher.close(); // the file unreadable: no thread left behind
     throw err;
-  }
-  const { head, whole, stop } = opened;
+  });
   const close = async () => {
     await stop();
     await hasher.close();

@@ -5,6 +5,7 @@
 // process is gone, by the next operation on that host. An object is removed only while it
 // is still the one made.
 import * as crypto from "crypto";
+import { classify } from "../errors";
 import { warn } from "../log";
 import { HostConfig } from "../ssh/host";
 import { hostLabel, hostPlace } from "./common";
@@ -125,7 +126,7 @@ const removal = (l: Made) => OBJECTS[l.kind].removal(l.name, l.pool);
 const UNDO_PATIENCE_MS = 20_000;
 
 /**
- * Removes `leftover` now (retrying for `patienceMs`), or leaves it journalled for the next
+ * Removes `leftover` now (retrying for `patienceMs` what may pass), or leaves it journalled for the next
  * operation on its host. `token` names its journal entry (written before it was made);
  * without one a new entry is written.
  */
@@ -139,7 +140,8 @@ export async function rollback(pool: HostAccess, leftover: Leftover & { key?: st
       if (token) await changeJournal((entries) => entries.filter((e) => e.token !== token));
       return;
     } catch (err) {
-      const left = until - Date.now();
+      // a refusal a retry cannot change (access denied, a host key that does not match) ends it at once
+      const left = classify(err).errorClass === "permanent" ? 0 : until - Date.now();
       if (left <= 0) {
         // nobody is making it any more: the next operation on the host removes it (this
         // process's by the token too, which finds the key it knows)

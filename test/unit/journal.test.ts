@@ -306,6 +306,29 @@ describe("leftover journal", () => {
     assert.deepStrictEqual(journal(), [], "nothing left for the next operation");
   });
 
+  it("journals at once what the host refuses to remove for good (access denied): no retry can change that", async () => {
+    const denying = {
+      run: async () => {
+        throw new LibvirtError({ code: ErrorCode["VIR_ERR_ACCESS_DENIED"], domain: 0, message: "access denied", level: 2 } as any, "virStorageVolDelete");
+      },
+      describe: unreachable.describe,
+    } as unknown as HostAccess;
+    const making = new Making(denying, host, 10_000);
+    await making.make(
+      { kind: "volume", pool: "default", name: "denied" },
+      async () => ({ key: "/p/denied" }),
+      (v) => v.key,
+    );
+    const started = Date.now();
+    await making.undo();
+    assert.ok(Date.now() - started < 1_000, "no retries");
+    assert.deepStrictEqual(
+      journal().map((e) => e.name),
+      ["denied"],
+    );
+    assert.match(warnings.join("\n"), /could not remove volume denied .*access denied/);
+  });
+
   it("keeps what it cannot undo for the next operation; a dead process's leftover goes when proven, and is only reported when not", async () => {
     const making = new Making(unreachable, host, 0);
     await making.make(
