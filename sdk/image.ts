@@ -1,7 +1,7 @@
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import { readImageHeader } from "../provider/image/header";
-import { urlHasSecrets } from "./url";
+import { carriesSecret } from "../provider/resources/object-types";
 import { StorageArgs, StorageResource } from "./storage";
 import { providerShim } from "./shim";
 import { MODULE, registered, withLegacyAlias } from "./resource-type";
@@ -20,7 +20,7 @@ export interface ImageSourceArgs {
   sha512?: pulumi.Input<string>;
   /**
    * A SHA256SUMS or SHA512SUMS file (http/https); its line for the image's file name is
-   * the expected digest. The file's own integrity is yours: prefer https.
+   * the expected digest. The file's own integrity is yours: prefer https. Credentials in it make the source a secret.
    */
   checksumUrl?: pulumi.Input<string>;
 }
@@ -41,7 +41,7 @@ export class Image extends StorageResource {
   public readonly sha512!: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: ImageArgs, opts?: pulumi.CustomResourceOptions) {
-    const source = pulumi.output(args.source).apply((s) => (s?.url && urlHasSecrets(s.url) ? pulumi.secret(s) : s));
+    const source = pulumi.output(args.source).apply((s) => (carriesSecret("ImageSource", s) ? pulumi.secret(s) : s));
     super(
       providerShim,
       name,

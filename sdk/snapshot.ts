@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { Domain } from "./domain";
 import { HostArgs } from "./host";
 import { providerShim } from "./shim";
 import { MODULE, registered } from "./resource-type";
@@ -6,8 +7,13 @@ import { MODULE, registered } from "./resource-type";
 export interface SnapshotArgs {
   /** The libvirt host and how to log in (docs/connection.md). Another address, port, user, socket or URI replaces the resource; a login change is only recorded. */
   host: pulumi.Input<HostArgs>;
-  /** The name of the domain to snapshot: pass a Domain's `name` output, so Pulumi deletes the snapshot before the domain. A change replaces. */
-  domain: pulumi.Input<string>;
+  /**
+   * The domain to snapshot: pass the Domain itself (its name and UUID go along, and Pulumi
+   * deletes the snapshot before the domain). A name alone needs `domainUuid`. A change replaces.
+   */
+  domain: Domain | pulumi.Input<string>;
+  /** The domain's UUID (a Domain's `uuid` output), when `domain` is a name: only that domain is snapshotted. A change replaces. */
+  domainUuid?: pulumi.Input<string>;
   /** Snapshot name (default: the resource name). A change replaces. */
   name?: pulumi.Input<string>;
   /** A description libvirt keeps with the snapshot; a change is only recorded. */
@@ -32,6 +38,17 @@ export class Snapshot extends pulumi.dynamic.Resource {
   public readonly host!: pulumi.Output<HostArgs>;
 
   constructor(name: string, args: SnapshotArgs, opts?: pulumi.CustomResourceOptions) {
-    super(providerShim, name, registered("Snapshot", name, args, ["domainUuid", "creationTime", "state"]), opts, MODULE, "Snapshot");
+    const domain = args.domain instanceof Domain ? args.domain : undefined;
+    super(
+      providerShim,
+      name,
+      registered("Snapshot", name, args, ["domainUuid", "creationTime", "state"], {
+        domain: domain ? domain.name : (args.domain as pulumi.Input<string>),
+        domainUuid: args.domainUuid ?? domain?.uuid,
+      }),
+      opts,
+      MODULE,
+      "Snapshot",
+    );
   }
 }

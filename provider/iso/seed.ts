@@ -1,6 +1,5 @@
-// The NoCloud seed: meta-data (instance-id from the content hash, local-hostname),
+// The NoCloud seed: meta-data (instance-id, local-hostname),
 // user-data, vendor-data and network-config on an ISO labelled "cidata".
-import * as crypto from "crypto";
 import { buildIso, IsoFile } from "./iso9660";
 
 export interface CloudInit {
@@ -20,12 +19,9 @@ function yamlString(s: string): string {
   return JSON.stringify(s); // JSON strings are valid YAML scalars
 }
 
-export function buildSeed(c: CloudInit, fallbackHostname: string): Seed {
+/** `instanceId`: the caller's, new for each seed made (never from the content: a hash of user-data lets its secrets be guessed offline). */
+export function buildSeed(c: CloudInit, fallbackHostname: string, instanceId: string): Seed {
   const userData = c.userData ?? "#cloud-config\n{}\n";
-  // vendor-data joins the hash only when given, so seeds made before it existed keep their instance-id
-  const parts = [userData, c.metaData ?? "", c.networkConfig ?? "", c.hostname ?? fallbackHostname, ...(c.vendorData !== undefined ? [c.vendorData] : [])];
-  const hash = crypto.createHash("sha256").update(JSON.stringify(parts)).digest("hex");
-  const instanceId = `i-${hash.slice(0, 16)}`;
   const lines = [`instance-id: ${instanceId}`, `local-hostname: ${yamlString(c.hostname ?? fallbackHostname)}`];
   const metaData = lines.join("\n") + "\n" + (c.metaData ? c.metaData.replace(/^\s*(instance-id|local-hostname)\s*:.*$/gm, "").trim() + "\n" : "");
   const files: IsoFile[] = [

@@ -37,14 +37,46 @@ export function printableLines(text: string): string[] {
     .filter((l) => l.length > 0);
 }
 
-/** The end of a console: the newest bytes, at most about TAIL_BYTES of them. */
+/**
+ * cloud-init prints the passwords it generated (`chpasswd` with RANDOM) to the console, one
+ * `user:password` line each after this header: they are redacted before anything is kept.
+ */
+const GENERATED_PASSWORDS = "Set the following 'random' passwords";
+const PASSWORD_LINE = /^(\s*[^\s:]+:)\S.*$/;
+export const REDACTED = "<redacted by pulumi-kvm>";
+
+/** The end of a console: the newest bytes, at most about TAIL_BYTES of them, generated passwords redacted. */
 export class ConsoleTail {
   private chunks: Buffer[] = [];
   private size = 0;
+  /** The last line, until its newline comes. */
+  private partial = Buffer.alloc(0);
+  private inPasswords = false;
 
   push(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.size += chunk.length;
+    let data = Buffer.concat([this.partial, chunk]);
+    for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a)) {
+      this.keep(this.redacted(data.subarray(0, nl + 1)));
+      data = data.subarray(nl + 1);
+    }
+    this.partial = Buffer.from(data);
+  }
+
+  /** A whole line as it may be kept: a password line after cloud-init's header loses its password. */
+  private redacted(line: Buffer): Buffer {
+    const text = line.toString("latin1");
+    if (this.inPasswords) {
+      const m = PASSWORD_LINE.exec(text.trimEnd());
+      if (m) return Buffer.from(`${m[1]}${REDACTED}\n`);
+      this.inPasswords = false;
+    }
+    if (text.includes(GENERATED_PASSWORDS)) this.inPasswords = true;
+    return line;
+  }
+
+  private keep(line: Buffer): void {
+    this.chunks.push(line);
+    this.size += line.length;
     if (this.size > 2 * TAIL_BYTES) {
       const all = Buffer.concat(this.chunks);
       this.chunks = [all.subarray(all.length - TAIL_BYTES)];
@@ -52,13 +84,19 @@ export class ConsoleTail {
     }
   }
 
+  private text(encoding: BufferEncoding): string {
+    // a password line still being printed shows nothing of it
+    const partial = this.inPasswords && PASSWORD_LINE.test(this.partial.toString("latin1")) ? Buffer.alloc(0) : this.partial;
+    return Buffer.concat([...this.chunks, partial]).toString(encoding);
+  }
+
   lines(n = CONSOLE_LINES): string[] {
-    return printableLines(Buffer.concat(this.chunks).toString("utf8")).slice(-n);
+    return printableLines(this.text("utf8")).slice(-n);
   }
 
   /** Its kept end shows a kernel panic (also for a kernel set to reboot on panic: the wait gives up while the panic is in view). */
   panicked(): boolean {
-    return KERNEL_PANIC.test(Buffer.concat(this.chunks).toString("latin1"));
+    return KERNEL_PANIC.test(this.text("latin1"));
   }
 }
 

@@ -6,7 +6,7 @@ import { buildSeed } from "../iso/seed";
 import { Libvirt } from "../libvirt/api";
 import { parseVolumeXml, volumeXml } from "../xml/volume";
 import { leftAlone } from "./common";
-import { identify, VolumeIdentity } from "./volume-identity";
+import { headMark, identify, newHeadToken, VolumeIdentity } from "./volume-identity";
 import { DomainInputs, seedPoolFor } from "./domain-inputs";
 import { Making } from "./rollback";
 import { findPool, findVolume } from "./storage";
@@ -20,11 +20,11 @@ export interface SeedVolume {
 
 export const seedVolumeName = (domain: string) => `${domain}-seed.iso`;
 
-/** The name of a seed that replaces another (edited cloud-init): its content's hash tells it from the one it replaces. */
-export function nextSeedName(d: DomainInputs): string {
-  const hash = crypto.createHash("sha256").update(buildSeed(d.cloudInit!, d.name).iso).digest("hex");
-  return `${d.name}-seed-${hash.slice(0, 12)}.iso`;
-}
+/**
+ * The name of a seed that replaces another (edited cloud-init): random, never derived from
+ * its content (a hash of the user-data would let anyone who sees the name guess its secrets).
+ */
+export const nextSeedName = (d: DomainInputs): string => `${d.name}-seed-${crypto.randomBytes(6).toString("hex")}.iso`;
 
 /** Uploads the seed of `d`, made through the domain's `making` so a failed create removes it. */
 export async function createSeed(
@@ -35,20 +35,19 @@ export async function createSeed(
   signal?: AbortSignal,
   name = seedVolumeName(d.name),
 ): Promise<SeedVolume & { path: string }> {
-  const s = buildSeed(d.cloudInit!, d.name);
+  // a new instance-id for every seed (cloud-init runs again), and the seed's identity in its
+  // ISO system area (unused by ISO 9660; the guest sees a read-only cdrom): neither says anything of its content
+  const token = newHeadToken();
+  const s = buildSeed(d.cloudInit!, d.name, `i-${crypto.randomBytes(8).toString("hex")}`);
+  headMark(token).copy(s.iso, 0);
   const pool = await lv.lookupPool(seedPoolFor(d));
   if (await findVolume(lv, pool, name)) {
     throw new KvmError("conflict", `seed volume "${name}" already exists in pool "${pool.name}"`, { host, fix: "Remove the stale seed volume on the host" });
   }
   // uploaded from memory: the user-data never touches this machine's disk
   const xml = volumeXml({ name, capacityBytes: s.iso.length, format: "raw" });
-  // its identity before it exists: the sha256 of the bytes it will hold
-  const id = `sha256:${crypto.createHash("sha256").update(s.iso).digest("hex")}`;
-  const vol = await making.make(
-    { kind: "volume", pool: pool.name, name, id },
-    () => lv.createVolume(pool, xml),
-    (v) => v.key,
-  );
+  // its identity before it exists: the mark its first bytes will hold
+  const vol = await making.make({ kind: "volume", pool: pool.name, name, id: `head:${token}` }, () => lv.createVolume(pool, xml));
   await lv.uploadVolume(
     vol,
     (async function* () {

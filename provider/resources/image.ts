@@ -20,7 +20,9 @@ import { imageDeclaration } from "./image-properties";
 import { Making } from "./rollback";
 import { refuseAdoption } from "./adopt";
 import { interruptible } from "./interrupt";
-import { sealed, VolumeIdentity } from "./volume-identity";
+import { headMark, newHeadToken, sealed, VolumeIdentity } from "./volume-identity";
+import { writeVolumeBytes } from "./volume-write";
+import { holdHead } from "../image/held-head";
 
 export interface ImageInputs {
   host: HostConfig;
@@ -176,7 +178,9 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
                 fix: "Drop format (it is read from the header) or fix the source; nothing was created",
               });
             }
-            const vol = await ctx.pool.run(
+            // until its last write the volume starts with a mark of its own: what proves it ours
+            const token = newHeadToken();
+            const made = await ctx.pool.run(
               inputs.host,
               async (lv) => {
                 const { pool } = await poolForNewVolume(lv, inputs.host, inputs.pool, inputs.name);
@@ -187,18 +191,9 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
                   format: header.format,
                   allocationBytes: 0,
                 });
-                return making.make(
-                  { kind: "volume", pool: inputs.pool, name: inputs.name },
-                  () => lv.createVolume(pool, xml),
-                  (v) => v.key,
-                );
-              },
-              { mutating: true, signal },
-            );
-            const made = await ctx.pool.run(
-              inputs.host,
-              async (lv) => {
-                await lv.uploadVolume(vol, uploadChunks(image.body, { sparse: true }), {
+                const vol = await making.make({ kind: "volume", pool: inputs.pool, name: inputs.name, id: `head:${token}` }, () => lv.createVolume(pool, xml));
+                const held = holdHead(uploadChunks(image.body, { sparse: true }), headMark(token));
+                await lv.uploadVolume(vol, held.chunks, {
                   sparse: true,
                   signal,
                   onProgress: progressReporter(host, `${inputs.pool}/${inputs.name}`, header.fileSize),
@@ -206,9 +201,11 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
                 const digests = await image.digests();
                 verifyDigests(inputs.source, digests, host);
                 const { sha256 } = digests;
+                await writeVolumeBytes(lv, vol, 0, held.head());
                 // no pool refresh: libvirt refuses it while another upload runs in the pool
                 // ("pool has asynchronous jobs running"); the volume's own XML has what we need
                 const d = await describeVolume(lv, vol);
+                if (d.mtime) await making.reidentify(inputs.name, `mtime:${d.mtime}`);
                 // a file's digest is its identity in later diffs (check computes it then)
                 const source = inputs.source.path ? { ...inputs.source, sha256 } : inputs.source;
                 const outs = {

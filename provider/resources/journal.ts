@@ -10,12 +10,12 @@ import * as path from "path";
 import { warn } from "../log";
 import type { JournalledKind } from "../kinds";
 
-/** An object on a host: a volume (by its key), a domain, pool or network (by its UUID, hex). */
+/** An object on a host: a volume (by what proves it, volume-identity.ts), a domain, pool or network (by its UUID, hex). */
 export interface Made {
   kind: JournalledKind;
   pool?: string;
   name: string;
-  /** A volume's key, or the UUID of a domain, pool or network: an object of the same name made since is not ours to remove. */
+  /** What proves a volume, or the UUID of a domain, pool or network: an object of the same name made since is not ours to remove. */
   id?: string;
 }
 
@@ -40,9 +40,9 @@ function journalDir(): string {
   const dir = path.dirname(journalFile());
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = fs.statSync(dir);
-  if (st.mode & 0o002 || (typeof process.getuid === "function" && st.uid !== process.getuid() && st.uid !== 0)) {
+  if (st.mode & 0o022 || (typeof process.getuid === "function" && st.uid !== process.getuid() && st.uid !== 0)) {
     throw new Error(
-      `the pulumi-kvm journal's directory ${dir} can be written by other users; set PULUMI_KVM_JOURNAL to a file in a directory only you can write (default ~/.pulumi-kvm/leftovers.json)`,
+      `the pulumi-kvm journal's directory ${dir} can be written by other users (mode ${(st.mode & 0o777).toString(8)}); run chmod go-w ${dir}, or set PULUMI_KVM_JOURNAL to a file in a directory only you can write (default ~/.pulumi-kvm/leftovers.json)`,
     );
   }
   return dir;
@@ -77,16 +77,18 @@ export function readJournal(): Entry[] {
   }
 }
 
-/** Whether an entry is a create still in flight (its process runs), so not a leftover yet. */
-export function inFlight(e: Entry): boolean {
-  if (!e.pid) return false;
+/** Whether process `pid` runs (on this machine). */
+function processRuns(pid: number): boolean {
   try {
-    process.kill(e.pid, 0);
+    process.kill(pid, 0);
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }
+
+/** Whether an entry is a create still in flight (its process runs), so not a leftover yet. */
+export const inFlight = (e: Entry): boolean => !!e.pid && processRuns(e.pid);
 
 /** Written to a new temp file of an unguessable name (never through a link someone placed), then renamed over the journal. */
 function writeJournal(entries: Entry[]): void {
@@ -102,20 +104,59 @@ function writeJournal(entries: Entry[]): void {
   fs.renameSync(tmp, file);
 }
 
-/** A lock file shared with other processes; a lock older than 60 s is stale (its owner died). */
+/** How long a change waits for a lock whose holder lives before it gives up (a change takes milliseconds). */
+const LOCK_PATIENCE_MS = 30_000;
+
+/** The pid a lock file names, or undefined when it names none. */
+function lockHolder(lock: string): number | undefined {
+  try {
+    const pid = Number(fs.readFileSync(lock, "utf8").trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A lock file shared with other processes, naming its holder's pid. It is held only while
+ * the journal is read and rewritten (never across a call to a host), and broken only when
+ * its holder is gone: the file appears with its pid in it (linked from a file written
+ * first), so a lock naming no live process is stale.
+ */
 async function lockJournal(): Promise<() => void> {
   const lock = `${journalFile()}.lock`;
   journalDir();
-  for (let waited = 0; ; waited += 50) {
-    try {
-      fs.closeSync(fs.openSync(lock, "wx", 0o600));
-      return () => fs.rmSync(lock, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > 60_000 || waited > 120_000) fs.rmSync(lock, { force: true });
+  const mine = `${lock}.${crypto.randomBytes(8).toString("hex")}`;
+  fs.writeFileSync(mine, String(process.pid), { mode: 0o600, flag: "wx" });
+  try {
+    for (const started = Date.now(); !linked(mine, lock);) {
+      const holder = lockHolder(lock);
+      if (holder === undefined || !processRuns(holder)) {
+        // its holder died holding it; only a lock still naming that dead holder is removed
+        if (lockHolder(lock) === holder) fs.rmSync(lock, { force: true });
+        continue;
+      }
+      if (Date.now() - started > LOCK_PATIENCE_MS) {
+        throw new Error(
+          `the pulumi-kvm journal ${journalFile()} has been locked for over ${LOCK_PATIENCE_MS / 1000} s by process ${holder}, which still runs; if it hangs, stop it, then try again`,
+        );
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
+    return () => fs.rmSync(lock, { force: true });
+  } finally {
+    fs.rmSync(mine, { force: true });
+  }
+}
+
+/** Whether `file` could be linked as `lock` (false: a lock exists). */
+function linked(file: string, lock: string): boolean {
+  try {
+    fs.linkSync(file, lock);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw err;
   }
 }
 

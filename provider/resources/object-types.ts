@@ -5,6 +5,7 @@
 // interface: a field forgotten here is a compile error.
 import type { HostConfig } from "../ssh/host";
 import type { ImageSource } from "../image/source";
+import { urlHasSecrets } from "../image/url-secrets";
 import type { CloudInit } from "../iso/seed";
 import type { DhcpHost } from "../xml/network";
 import type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./domain-inputs";
@@ -16,6 +17,8 @@ export interface Field {
   doc: string;
   required?: boolean;
   secret?: boolean;
+  /** Secret by its value (a URL with credentials): the object holding it is stored as a secret then. */
+  secretWhen?: (value: unknown) => boolean;
 }
 
 export interface ObjectType<T> {
@@ -50,12 +53,15 @@ const host: ObjectType<HostConfig> = {
   },
 };
 
+const urlWithCredentials = (v: unknown) => typeof v === "string" && urlHasSecrets(v);
+
 const imageSource: ObjectType<ImageSource> = {
   doc: "Where an Image's bytes come from (exactly one of url and path), and the checksum they must have (at most one)",
   fields: {
     url: {
       type: "string",
-      doc: "an http(s) URL, streamed to the host while it downloads (nothing staged on disk; see Downloads). Exactly one of `url` and `path`",
+      doc: "an http(s) URL, streamed to the host while it downloads (nothing staged on disk; see Downloads). Exactly one of `url` and `path`. With credentials in it (`user:password@`, or a query such as a signed token) the source is stored as a secret",
+      secretWhen: urlWithCredentials,
     },
     path: { type: "string", doc: "a local file" },
     sha256: {
@@ -68,7 +74,8 @@ const imageSource: ObjectType<ImageSource> = {
     },
     checksumUrl: {
       type: "string",
-      doc: "an http(s) URL of a `SHA256SUMS` or `SHA512SUMS` file (GNU `HEX  NAME` / `HEX *NAME` lines, or BSD `SHA512 (NAME) = HEX`): `check` fetches it (at most 1 MiB) and takes the line of the image's file name as its `sha256` or `sha512`, failing on `source.checksumUrl` when there is none. The checksum file's own integrity is yours to choose: an https URL of the distribution's site, or a `sha512` pinned in the program",
+      doc: "an http(s) URL of a `SHA256SUMS` or `SHA512SUMS` file (GNU `HEX  NAME` / `HEX *NAME` lines, or BSD `SHA512 (NAME) = HEX`): `check` fetches it (at most 1 MiB) and takes the line of the image's file name as its `sha256` or `sha512`, failing on `source.checksumUrl` when there is none. The checksum file's own integrity is yours to choose: an https URL of the distribution's site, or a `sha512` pinned in the program. With credentials in it the source is stored as a secret",
+      secretWhen: urlWithCredentials,
     },
   },
 };
@@ -183,5 +190,8 @@ export const OBJECT_TYPES: Record<string, ObjectType<any>> = {
 export function carriesSecret(type: string, value: unknown): boolean {
   const fields = OBJECT_TYPES[type]?.fields as Record<string, Field> | undefined;
   if (!fields || typeof value !== "object" || value === null) return false;
-  return Object.entries(fields).some(([k, f]) => f.secret && !!(value as Record<string, unknown>)[k]);
+  return Object.entries(fields).some(([k, f]) => {
+    const v = (value as Record<string, unknown>)[k];
+    return (f.secret && !!v) || (f.secretWhen?.(v) ?? false);
+  });
 }

@@ -9,7 +9,7 @@ import { classify } from "../errors";
 import { warn } from "../log";
 import { HostConfig } from "../ssh/host";
 import { hostLabel, hostPlace } from "./common";
-import { markerOf } from "./volume-identity";
+import { proves } from "./volume-identity";
 import { hasOwnerMarker, removeDomain, removeNetwork, removePool } from "./removal";
 import { HostAccess } from "./context";
 import { changeJournal, Entry, inFlight, journalFile, Made, readJournal } from "./journal";
@@ -26,29 +26,6 @@ export interface Leftover extends Made {
 const gone = (err: unknown) => isLibvirtError(err, ...GONE_CODES);
 const hexOf = (r: { uuid: Buffer }) => r.uuid.toString("hex");
 
-/** A made object as this process knows it: a volume's key too, known only to the process that made it. */
-type Known = Made & { key?: string };
-
-/** The keys of the volumes this process made, by journal token: proof to this process only. */
-const keysMadeHere = new Map<string, string>();
-const known = (e: Entry): Known => ({ ...e, key: e.token ? keysMadeHere.get(e.token) : undefined });
-
-/** A volume whose content pulumi-kvm wrote whole (a seed) is proven by the content's sha256, journalled as "sha256:…". */
-const CONTENT_PREFIX = "sha256:";
-const CONTENT_MAX = 16 * 1024 * 1024;
-
-async function contentDigest(lv: Libvirt, vol: VolumeRef): Promise<string | undefined> {
-  if (Number((await lv.volumeInfo(vol)).capacity) > CONTENT_MAX) return undefined;
-  const hash = crypto.createHash("sha256");
-  for await (const chunk of lv.downloadVolume(vol, { maxBuffered: CONTENT_MAX })) hash.update(chunk);
-  return hash.digest("hex");
-}
-
-/**
- * How each kind is found under its name and proven to be the one made: by its UUID (a
- * domain also by pulumi-kvm's marker), a volume by the UUID in its qcow2 header or, in
- * the process that made it, by its key. undefined: nothing proves it either way.
- */
 /** The libvirt reference of each kind of object. */
 interface RefOf {
   volume: VolumeRef;
@@ -57,14 +34,15 @@ interface RefOf {
   network: NetworkRef;
 }
 
-const finders: { [K in Made["kind"]]: (lv: Libvirt, l: Known) => Promise<{ ref: RefOf[K]; mine: boolean } | undefined> } = {
+/**
+ * How each kind is found under its name and proven to be the one made: by its UUID (a
+ * domain also by pulumi-kvm's marker), a volume by the identity journalled with it
+ * (volume-identity.ts). undefined: nothing proves it either way.
+ */
+const finders: { [K in Made["kind"]]: (lv: Libvirt, l: Made) => Promise<{ ref: RefOf[K]; mine: boolean } | undefined> } = {
   async volume(lv, l) {
     const ref = await lv.lookupVolume(await lv.lookupPool(l.pool ?? "default"), l.name);
-    // the process that made it knows it by its key, whatever it holds yet (a half-written seed)
-    if (l.key) return { ref, mine: ref.key === l.key };
-    if (l.id?.startsWith(CONTENT_PREFIX)) return { ref, mine: `${CONTENT_PREFIX}${await contentDigest(lv, ref)}` === l.id };
-    if (l.id) return { ref, mine: (await markerOf(lv, ref)) === l.id };
-    return undefined;
+    return l.id ? { ref, mine: await proves(lv, ref, l.id) } : undefined;
   },
   async domain(lv, l) {
     const ref = await lv.lookupDomain(l.name);
@@ -93,7 +71,7 @@ const removers: { [K in Made["kind"]]: (lv: Libvirt, ref: RefOf[K], host: string
 export type Removal = "removed" | "gone" | "other" | "unproven";
 
 /** One kind's find and removal, typed together. */
-async function removeProven<K extends Made["kind"]>(kind: K, lv: Libvirt, l: Known, host: string): Promise<Removal> {
+async function removeProven<K extends Made["kind"]>(kind: K, lv: Libvirt, l: Made, host: string): Promise<Removal> {
   const found = await finders[kind](lv, l);
   if (!found) return "unproven";
   if (!found.mine) return "other";
@@ -105,7 +83,7 @@ async function removeProven<K extends Made["kind"]>(kind: K, lv: Libvirt, l: Kno
  * Removes a leftover if it is proven to be the object made: "other" when something else
  * has its name now, "unproven" when nothing tells (it is left alone).
  */
-export async function removeLeftover(lv: Libvirt, l: Known, host: string): Promise<Removal> {
+export async function removeLeftover(lv: Libvirt, l: Made, host: string): Promise<Removal> {
   try {
     return await removeProven(l.kind, lv, l, host);
   } catch (err) {
@@ -119,9 +97,7 @@ const removal = (l: Made) => OBJECTS[l.kind].removal(l.name, l.pool);
 
 /**
  * How long an undo keeps trying a host it cannot reach before it leaves the object to the
- * journal: longer than a libvirtd or sshd restart or a short outage takes. Only the
- * process that made a half-uploaded Image can prove it is the one made (by its key), so
- * giving up early would leave it to be removed by hand.
+ * journal: longer than a libvirtd or sshd restart or a short outage takes.
  */
 const UNDO_PATIENCE_MS = 20_000;
 
@@ -130,12 +106,12 @@ const UNDO_PATIENCE_MS = 20_000;
  * operation on its host. `token` names its journal entry (written before it was made);
  * without one a new entry is written.
  */
-export async function rollback(pool: HostAccess, leftover: Leftover & { key?: string }, patienceMs = UNDO_PATIENCE_MS, token?: string): Promise<void> {
-  const { host, key: _key, ...made } = leftover;
+export async function rollback(pool: HostAccess, leftover: Leftover, patienceMs = UNDO_PATIENCE_MS, token?: string): Promise<void> {
+  const { host, ...made } = leftover;
   const until = Date.now() + patienceMs;
   for (let attempt = 1; ; attempt++) {
     try {
-      const result = await pool.run(host, (lv) => removeLeftover(lv, { ...made, key: leftover.key }, pool.describe(host).label));
+      const result = await pool.run(host, (lv) => removeLeftover(lv, made, pool.describe(host).label));
       if (result === "other" || result === "unproven") reportLeftAlone(pool.describe(host).label, made, result);
       if (token) await changeJournal((entries) => entries.filter((e) => e.token !== token));
       return;
@@ -143,8 +119,7 @@ export async function rollback(pool: HostAccess, leftover: Leftover & { key?: st
       // a refusal a retry cannot change (access denied, a host key that does not match) ends it at once
       const left = classify(err).errorClass === "permanent" ? 0 : until - Date.now();
       if (left <= 0) {
-        // nobody is making it any more: the next operation on the host removes it (this
-        // process's by the token too, which finds the key it knows)
+        // nobody is making it any more: the next operation on the host removes it
         const entry: Entry = { ...made, place: hostPlace(host), ...(token ? { token } : {}) };
         await changeJournal((entries) => [...entries.filter((e) => !token || e.token !== token), entry]);
         warn(
@@ -159,7 +134,7 @@ export async function rollback(pool: HostAccess, leftover: Leftover & { key?: st
 
 /** What one create makes on its host, journalled object by object before each is made. */
 export class Making {
-  private readonly made: { object: Known; token: string }[] = [];
+  private readonly made: { object: Made; token: string }[] = [];
 
   constructor(
     private readonly pool: HostAccess,
@@ -173,9 +148,9 @@ export class Making {
    * before it exists): if this process stops before the create returns, the next operation
    * on the host removes it, if it proves to be this object. An error libvirt answered
    * means nothing was made; a broken link leaves it unknown, so it stays to be undone.
-   * `keyOf`: a volume's key, which proves it to this process only (one without `id`).
+   * `proof`: the identity of what was made, known only once it exists (a volume's mtime).
    */
-  async make<T>(object: Made, call: () => Promise<T>, keyOf?: (made: T) => string): Promise<T> {
+  async make<T>(object: Made, call: () => Promise<T>, proof?: (made: T) => Promise<string | undefined>): Promise<T> {
     const token = crypto.randomBytes(8).toString("hex");
     await changeJournal((entries) => [...entries, { ...object, place: hostPlace(this.host), pid: process.pid, token }]);
     let made: T;
@@ -186,10 +161,22 @@ export class Making {
       else this.made.push({ object, token });
       throw err;
     }
-    const key = keyOf?.(made);
-    if (key) keysMadeHere.set(token, key);
-    this.made.push({ object: { ...object, key }, token });
+    const entry = { object, token };
+    this.made.push(entry);
+    const id = await proof?.(made);
+    if (id) await this.proven(entry, id);
     return made;
+  }
+
+  /** What proves the object named `name` from now on (an Image's mtime once its upload ended). */
+  async reidentify(name: string, id: string): Promise<void> {
+    const entry = this.made.find((m) => m.object.name === name);
+    if (entry) await this.proven(entry, id);
+  }
+
+  private async proven(entry: { object: Made; token: string }, id: string): Promise<void> {
+    entry.object = { ...entry.object, id };
+    await changeJournal((entries) => entries.map((e) => (e.token === entry.token ? { ...e, id } : e)));
   }
 
   /** The create returned, or left a VM the engine records: what it made is the stack's now. */
@@ -206,24 +193,25 @@ export class Making {
   }
 }
 
-/** Removes journalled leftovers of this host (creates still in flight excepted); called before creating or deleting anything on it. */
+/** The same journal line: its token, or all of it for a line without one. */
+const sameEntry = (a: Entry, b: Entry) => (a.token || b.token ? a.token === b.token : JSON.stringify(a) === JSON.stringify(b));
+
+/**
+ * Removes journalled leftovers of this host (creates still in flight excepted); called
+ * before creating or deleting anything on it. The journal is locked only to drop what was
+ * settled, never across the calls to the host.
+ */
 export async function clearLeftovers(host: HostConfig, lv: Libvirt): Promise<void> {
   const place = hostPlace(host);
-  const mine = (e: Entry) => e.place === place && !inFlight(e);
-  if (!readJournal().some(mine)) return;
-  await changeJournal(async (entries) => {
-    const kept: Entry[] = [];
-    for (const e of entries) {
-      if (!mine(e)) {
-        kept.push(e);
-        continue;
-      }
-      const result = await removeLeftover(lv, known(e), hostLabel(host)).catch(() => "failed" as const);
-      if (result === "failed") kept.push(e);
-      else if (result === "other" || result === "unproven") reportLeftAlone(hostLabel(host), e, result);
-    }
-    return kept;
-  });
+  const leftovers = readJournal().filter((e) => e.place === place && !inFlight(e));
+  const settled: Entry[] = [];
+  for (const e of leftovers) {
+    const result = await removeLeftover(lv, e, hostLabel(host)).catch(() => "failed" as const);
+    if (result === "failed") continue;
+    if (result === "other" || result === "unproven") reportLeftAlone(hostLabel(host), e, result);
+    settled.push(e);
+  }
+  if (settled.length) await changeJournal((entries) => entries.filter((e) => !settled.some((s) => sameEntry(s, e))));
 }
 
 /** Reports a leftover that was not removed: someone else's object has its name, or nothing proves it is ours. */
@@ -245,7 +233,7 @@ export async function isJournalled(lv: Libvirt, host: HostConfig, kind: Made["ki
     (e) => e.place === place && !inFlight(e) && e.kind === kind && e.name === name && (kind !== "volume" || (e.pool ?? "default") === pool),
   );
   for (const e of entries) {
-    const found = await finders[kind](lv, known(e)).catch((err) => (gone(err) ? undefined : Promise.reject(err)));
+    const found = await finders[kind](lv, e).catch((err) => (gone(err) ? undefined : Promise.reject(err)));
     if (found?.mine) return true;
   }
   return false;

@@ -8,7 +8,6 @@ export const snapshotDeclaration: Declaration<SnapshotInputs, SnapshotOutputs> =
   kind: "Snapshot",
   namedBy: ["domain", "name"],
   outputs: {
-    domainUuid: { type: "string", doc: "the UUID of the domain it belongs to" },
     creationTime: { type: "number", doc: "when libvirt took it, in seconds since the epoch" },
     state: { type: "string", doc: 'the domain\'s state when it was taken: `"running"` (with memory) or `"shutoff"`' },
   },
@@ -18,6 +17,14 @@ export const snapshotDeclaration: Declaration<SnapshotInputs, SnapshotOutputs> =
       type: "string",
       doc: "the name of the domain to snapshot (pass a Domain's `name` output, so Pulumi deletes the snapshot first)",
       required: true,
+      change: "replace",
+    },
+    domainUuid: {
+      type: "string",
+      doc: "the UUID of that domain (a Domain's `uuid` output): the snapshot is taken of the domain the stack made, never of another one someone made under its name. **Required for a new snapshot**; the TypeScript SDK passes it when `domain` is a Domain",
+      defaultDoc: "the Domain's, when `domain` is one (TypeScript)",
+      // a record made before it was an input holds libvirt's: compared only when the program gives it
+      onlyWhenGiven: true,
       change: "replace",
     },
     name: nameProperty("the snapshot's name on the domain"),

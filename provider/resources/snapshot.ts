@@ -13,15 +13,19 @@ import { domainByUuid, findDomain } from "./domain-observe";
 import { isActive } from "./domain-power";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "./lifecycle";
 import { withDefaults } from "./properties";
-import { hasOwnerMarker } from "./removal";
 import { snapshotDeclaration } from "./snapshot-properties";
 import { ResourceProvider } from "./types";
 import { OBJECTS } from "../kinds";
+import { uuidBytes, uuidText } from "../uuid";
+
+const UUID_RE = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/;
 
 export interface SnapshotInputs {
   host: HostConfig;
   /** The domain's name. */
   domain: string;
+  /** The domain's UUID as the stack recorded it (dashed). */
+  domainUuid?: string;
   name: string;
   resourceName?: string;
   description?: string;
@@ -56,33 +60,40 @@ function claimsOf(s: Pick<SnapshotInputs, "host" | "domain" | "name">): Claims {
   };
 }
 
-function checkSnapshotInputs(failures: Failures, news: SnapshotInputs): SnapshotInputs {
-  const inputs = withDefaults(snapshotDeclaration, { ...news, name: news.name ?? news.resourceName });
+function checkSnapshotInputs(failures: Failures, news: SnapshotInputs, olds: SnapshotOutputs | undefined): SnapshotInputs {
+  // a snapshot recorded before domainUuid was an input keeps the domain it was taken of
+  const inputs = withDefaults(snapshotDeclaration, { ...news, name: news.name ?? news.resourceName, domainUuid: news.domainUuid ?? olds?.domainUuid });
   const bad = reporter(failures);
   checkHostInput(failures, inputs.host);
   if (inputs.domain === undefined) bad("domain", "is required: the name of the domain to snapshot (e.g. vm.name)");
   else checkName(failures, "domain", inputs.domain);
+  if (inputs.domainUuid === undefined)
+    bad(
+      "domainUuid",
+      "is required: the UUID of the Domain to snapshot (its uuid output; in TypeScript pass the Domain itself as domain), so that only the domain this stack made is ever snapshotted",
+    );
+  else if (!isUnknown(inputs.domainUuid) && (typeof inputs.domainUuid !== "string" || !UUID_RE.test(inputs.domainUuid)))
+    bad("domainUuid", `must be a UUID such as a Domain's uuid output, got ${JSON.stringify(inputs.domainUuid)}`);
+  else if (!isUnknown(inputs.domainUuid)) inputs.domainUuid = uuidText(uuidBytes(inputs.domainUuid));
   checkName(failures, "name", inputs.name);
   if (inputs.description !== undefined && !isUnknown(inputs.description) && typeof inputs.description !== "string") bad("description", "must be a string");
   checkBoolean(failures, "memory", inputs.memory);
   return inputs;
 }
 
-/** The domain to snapshot: one pulumi-kvm made (the stack's own), found by name. */
+/** The domain to snapshot: the stack's own, by the UUID it recorded (its name alone is a label anyone can take). */
 async function ownDomain(lv: Libvirt, s: SnapshotInputs, host: string): Promise<DomainRef> {
-  const dom = await findDomain(lv, s.domain);
-  if (!dom)
-    throw new KvmError("permanent", `there is no domain "${s.domain}" to snapshot`, {
-      host,
-      property: "domain",
-      fix: "Name a Domain of the stack (pass its name output)",
-    });
-  if (!(await hasOwnerMarker(lv, dom)))
-    throw new KvmError("permanent", `domain ${s.domain} was not created by pulumi-kvm (no ownership marker in its metadata); refusing to snapshot it`, {
-      host,
-      property: "domain",
-      fix: "Snapshot domains this stack made, or take this one by hand (virsh snapshot-create-as)",
-    });
+  const dom = await domainByUuid(lv, s.domainUuid!);
+  if (!dom || dom.name !== s.domain)
+    throw new KvmError(
+      "permanent",
+      `the domain "${s.domain}" with UUID ${s.domainUuid} is not on the host${dom ? ` (that UUID is domain "${dom.name}")` : ""}; a domain of that name made by anyone else is never snapshotted`,
+      {
+        host,
+        property: "domainUuid",
+        fix: "Pass the Domain of the stack (TypeScript: domain: vm; other languages: domain and domainUuid from its name and uuid outputs)",
+      },
+    );
   return dom;
 }
 
@@ -119,7 +130,7 @@ export function createSnapshotProvider(ctx: ResourceContext): ResourceProvider<S
   return {
     async check(olds, news) {
       const failures: Failures = [];
-      const inputs = checkSnapshotInputs(failures, news);
+      const inputs = checkSnapshotInputs(failures, news, olds);
       if (!failures.length) await checkHostHealth(ctx, failures, inputs.host, undefined);
       await checkNames(ctx.pool, failures, claimsOf, inputs, olds);
       return { inputs, failures };

@@ -13,6 +13,7 @@ import { parseVolumeXml, VolumeDescription } from "../xml/volume";
 import { identify, VolumeIdentity } from "./volume-identity";
 import { at, children, node, parseXml } from "../xml/dom";
 import { OBJECTS } from "../kinds";
+import { sizeOf } from "./volume-growth";
 import { deleteRecorded, readRecorded, RecordedObject } from "./lifecycle";
 
 export const findVolume = (lv: Libvirt, pool: PoolRef, name: string) => unlessMissing(lv.lookupVolume(pool, name), "NO_STORAGE_VOL");
@@ -119,7 +120,7 @@ export function readVolume<P extends StoredVolume>(pool: HostAccess, id: string,
   return readRecorded(pool, recordedVolume(props, what), id, props, async (lv, vol) => {
     const d = await describeVolume(lv, vol);
     // the format stays as recorded at create: libvirt re-probes the file, whose header a guest may have written
-    return { ...props, path: d.path, key: d.key ?? vol.key, capacityBytes: d.capacityBytes, format: props.format };
+    return { ...props, path: d.path, key: d.key ?? vol.key, capacityBytes: sizeOf(d, props.format, hostLabel(props.host)), format: props.format };
   });
 }
 

@@ -9,11 +9,18 @@
 //    qcow2 (written by whoever uses it) by its format and size: a volume removed and made
 //    again with the same format and size cannot be told apart (docs/resources.md).
 // Records made before identities existed have none: their volume is taken by name, as then.
+//
+// The journal of a create under way (rollback.ts) proves a volume by one of these ids, never
+// by its name or key (in a dir pool the key is just the path, which a volume made later
+// under the same name shares): a bare UUID (the qcow2 marker), "mtime:<s.ns>" (nothing
+// wrote it since), or "head:<token>" (its first bytes are that token's mark: a seed keeps
+// it, an Image holds it until its upload's last write).
 import * as crypto from "crypto";
 import { Libvirt, VolumeRef } from "../libvirt/api";
 import { HEAD_BYTES } from "../image/header";
 import { readMarker, withMarker } from "../image/qcow2-marker";
 import { parseVolumeXml, VolumeFormat } from "../xml/volume";
+import { writeVolumeBytes } from "./volume-write";
 
 export interface VolumeIdentity {
   /** The UUID in the qcow2 header. */
@@ -28,22 +35,53 @@ export type Verdict = "mine" | "other";
 export const newMarker = (): string => crypto.randomUUID();
 
 /** The volume's first bytes (its header). */
-async function headOf(lv: Libvirt, vol: VolumeRef): Promise<Buffer> {
+async function headOf(lv: Libvirt, vol: VolumeRef, bytes = HEAD_BYTES): Promise<Buffer> {
   const parts: Buffer[] = [];
-  for await (const chunk of lv.downloadVolume(vol, { offset: 0n, length: BigInt(HEAD_BYTES) })) parts.push(chunk);
+  for await (const chunk of lv.downloadVolume(vol, { offset: 0n, length: BigInt(bytes) })) parts.push(chunk);
   return Buffer.concat(parts);
+}
+
+/** A new random token for a volume's head mark. */
+export const newHeadToken = (): string => crypto.randomBytes(16).toString("hex");
+
+/** The bytes a volume known by `head:<token>` starts with. */
+export const headMark = (token: string): Buffer => Buffer.from(`pulumi-kvm ${token}\n`);
+
+/** The journal id of a volume whose mtime is `mtime`, or undefined where libvirt reports none. */
+export async function mtimeId(lv: Libvirt, vol: VolumeRef): Promise<string | undefined> {
+  const { mtime } = parseVolumeXml(await lv.volumeXml(vol));
+  return mtime ? `mtime:${mtime}` : undefined;
+}
+
+/** Older journals proved a seed by its content's sha256; read, never written any more. */
+const CONTENT_MAX = 16 * 1024 * 1024;
+async function contentDigest(lv: Libvirt, vol: VolumeRef): Promise<string | undefined> {
+  if (Number((await lv.volumeInfo(vol)).capacity) > CONTENT_MAX) return undefined;
+  const hash = crypto.createHash("sha256");
+  for await (const chunk of lv.downloadVolume(vol, { maxBuffered: CONTENT_MAX })) hash.update(chunk);
+  return hash.digest("hex");
+}
+
+/** Whether `vol` is the volume a journal id names (see the top of this file). */
+export async function proves(lv: Libvirt, vol: VolumeRef, id: string): Promise<boolean> {
+  const [kind, value] = id.includes(":") ? [id.slice(0, id.indexOf(":")), id.slice(id.indexOf(":") + 1)] : ["marker", id];
+  switch (kind) {
+    case "mtime":
+      return parseVolumeXml(await lv.volumeXml(vol)).mtime === value;
+    case "head": {
+      const mark = headMark(value);
+      return (await headOf(lv, vol, mark.length)).equals(mark);
+    }
+    case "sha256":
+      return (await contentDigest(lv, vol)) === value;
+    default:
+      return (await markerOf(lv, vol)) === value;
+  }
 }
 
 /** Writes `marker` into a qcow2 volume the provider just made (no VM has it open yet). */
 export async function writeMarker(lv: Libvirt, vol: VolumeRef, marker: string): Promise<void> {
-  const header = withMarker(await headOf(lv, vol), marker);
-  await lv.uploadVolume(
-    vol,
-    (async function* () {
-      yield { data: header };
-    })(),
-    { offset: 0n, length: BigInt(header.length) },
-  );
+  await writeVolumeBytes(lv, vol, 0, withMarker(await headOf(lv, vol), marker));
 }
 
 /** The UUID in the volume's header, if it is a qcow2 with one. */

@@ -5,6 +5,7 @@ import { callTimeoutMs } from "../ssh/host";
 import { parseVolumeXml, VolumeFormat } from "../xml/volume";
 import { describeVolume, findVolume } from "./storage";
 import { progressReporter } from "./progress";
+import { sizeOf } from "./volume-growth";
 import { Libvirt, PoolRef, VolumeRef } from "../libvirt/api";
 import type { VolumeInputs } from "./volume";
 
@@ -53,7 +54,7 @@ export async function sourceOf(lv: Libvirt, pool: PoolRef, inputs: VolumeInputs,
     what: property === "baseImage" ? "image" : "source volume",
     path: d.path,
     format,
-    capacityBytes: d.capacityBytes,
+    capacityBytes: sizeOf(d, format, host),
     allocationBytes: Number(info.allocation),
   };
 }

@@ -21,12 +21,13 @@ import {
 import { differences, refuseAdoption } from "./adopt";
 import { Libvirt, VolumeRef } from "../libvirt/api";
 import { Making } from "./rollback";
-import { identityKind, newMarker, VolumeIdentity, writeMarker } from "./volume-identity";
+import { identityKind, mtimeId, newMarker, VolumeIdentity, writeMarker } from "./volume-identity";
 import { interruptible } from "./interrupt";
 import { processContext, ResourceContext } from "./context";
 import { ResourceProvider } from "./types";
 import { updateRecorded } from "./lifecycle";
 import { volumeDeclaration } from "./volume-properties";
+import { growVolume, sizeOf } from "./volume-growth";
 
 export interface VolumeInputs {
   host: HostConfig;
@@ -89,13 +90,14 @@ async function adoptVolume(
 ): Promise<VolumeRef> {
   const d = await describeVolume(lv, vol);
   const what = `volume ${inputs.pool}/${inputs.name}`;
+  const size = sizeOf(d, format, host);
   const diffs = differences(
-    { format: d.format, baseImage: d.backingPath, capacity: d.capacityBytes },
-    { format, baseImage: inputs.baseImage ? source!.path : undefined, capacity: capacity !== undefined && capacity < d.capacityBytes ? capacity : undefined },
+    { format: d.format, baseImage: d.backingPath, capacity: size },
+    { format, baseImage: inputs.baseImage ? source!.path : undefined, capacity: capacity !== undefined && capacity < size ? capacity : undefined },
     ["format", "baseImage", "capacity"],
   );
   if (diffs.length) throw refuseAdoption(host, what, diffs);
-  if (capacity !== undefined && capacity > d.capacityBytes) await lv.resizeVolume(vol, BigInt(capacity), 0);
+  if (capacity !== undefined && capacity > size) await growVolume(lv, vol, d.path, format, capacity, await runningDomainUsing(lv, d.path));
   return vol;
 }
 
@@ -189,14 +191,16 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
                     : () => lv.createVolume(pool, xml);
                 // a qcow2's identity is chosen now and journalled with it; a raw one has only its shape
                 const marker = identityKind("volume", format, false) === "marker" ? newMarker() : undefined;
-                vol = await making.make({ kind: "volume", pool: inputs.pool, name: inputs.name, id: marker }, make, (v) => v.key);
+                // without a marker (a raw volume, or a copy until its marker is written) its mtime proves it until the create returns
+                vol = await making.make({ kind: "volume", pool: inputs.pool, name: inputs.name, id: marker }, make, marker ? undefined : (v) => mtimeId(lv, v));
                 if (marker) {
                   await writeMarker(lv, vol, marker);
                   identity = { marker };
                 }
               }
               const d = await describeVolume(lv, vol);
-              const outs = volumeOutputs(inputs, { ...d, key: d.key ?? vol.key }, format, backingOf(inputs, source), identity);
+              const described = { ...d, key: d.key ?? vol.key, capacityBytes: sizeOf(d, format, host) };
+              const outs = volumeOutputs(inputs, described, format, backingOf(inputs, source), identity);
               return { id: outs.key, outs };
             },
             { mutating: true, signal },
@@ -222,12 +226,9 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
         ctx.pool,
         recordedVolume({ ...olds, host: news.host }, "volume"),
         async (lv, vol) => {
-          // a running VM's qemu holds the file's write lock: it grows the disk itself (the guest sees it at once)
-          const user = await runningDomainUsing(lv, olds.path);
-          if (user) await lv.resizeDomainDisk(user, olds.path, BigInt(want));
-          else await lv.resizeVolume(vol, BigInt(want), 0);
+          await growVolume(lv, vol, olds.path, olds.format, want, await runningDomainUsing(lv, olds.path));
           const d = await describeVolume(lv, vol);
-          return { outs: { ...olds, host: news.host, capacity: news.capacity, capacityBytes: d.capacityBytes } };
+          return { outs: { ...olds, host: news.host, capacity: news.capacity, capacityBytes: sizeOf(d, olds.format, hostLabel(news.host)) } };
         },
         `growing volume ${olds.pool}/${olds.name} to ${want} bytes`,
       );

@@ -71,11 +71,35 @@ export function expandHome(p: string): string {
 }
 
 function readSshConfig(file: string): SSHConfig | undefined {
+  let text: string;
   try {
-    return SSHConfig.parse(fs.readFileSync(file, "utf8"));
+    text = fs.readFileSync(file, "utf8");
   } catch {
     return undefined; // no ~/.ssh/config is the common case
   }
+  try {
+    return withoutCanonicalization(SSHConfig.parse(text));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The keywords of host name canonicalization, ignored here (docs/connection.md). */
+const CANONICALIZATION = /^Canonical(izeHostname|Domains|izeFallbackLocal|izeMaxDots|izePermittedCNAMEs)$/i;
+
+/**
+ * The config without canonicalization: the ssh-config library would run `nslookup` for
+ * each of CanonicalDomains (a process on the user's machine, on every preview) and let a
+ * DNS answer choose which Host blocks apply.
+ */
+function withoutCanonicalization(cfg: SSHConfig): SSHConfig {
+  for (let i = cfg.length - 1; i >= 0; i--) {
+    const line = cfg[i];
+    if (line.type !== SSHConfig.DIRECTIVE) continue;
+    if (CANONICALIZATION.test(line.param)) cfg.splice(i, 1);
+    else if ("config" in line) withoutCanonicalization(line.config);
+  }
+  return cfg;
 }
 
 function one(v: string | string[] | undefined): string | undefined {

@@ -4,6 +4,7 @@
 // and says so, and check reports the name as taken. And a create killed with SIGKILL:
 // its leftover is removed by the next operation only while it proves to be the one made.
 import * as assert from "assert";
+import * as crypto from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 import { spawn } from "child_process";
@@ -189,8 +190,8 @@ describe("identity: objects remade by someone else under the same name", functio
     });
   }
 
-  /** Runs a create in another process and kills it with SIGKILL once libvirt answered `rpc`. */
-  async function killedCreate(kind: string, inputs: object, rpc: string, journal: string): Promise<void> {
+  /** Runs a create in another process and kills it with SIGKILL once libvirt answered `rpc` (and `afterMs` more passed). */
+  async function killedCreate(kind: string, inputs: object, rpc: string, journal: string, afterMs = 0): Promise<void> {
     const child = spawn(process.execPath, [path.join(__dirname, "../support/create-child.js"), kind, JSON.stringify(inputs)], {
       env: { ...process.env, PULUMI_KVM_LOG: "1", PULUMI_KVM_JOURNAL: journal },
       stdio: ["ignore", "pipe", "pipe"],
@@ -202,7 +203,7 @@ describe("identity: objects remade by someone else under the same name", functio
         err += d.toString();
         if (!killed && err.includes(`rpc=${rpc}`)) {
           killed = true;
-          child.kill("SIGKILL");
+          setTimeout(() => child.kill("SIGKILL"), afterMs);
         }
       });
       child.on("close", (code, signal) =>
@@ -257,6 +258,43 @@ describe("identity: objects remade by someone else under the same name", functio
       assert.deepStrictEqual(JSON.parse(fs.readFileSync(journal, "utf8")), [], "the leftover, proven, was removed by the next create");
       await volumeProvider.delete(made.id, made.outs);
     } finally {
+      if (previous === undefined) delete process.env.PULUMI_KVM_JOURNAL;
+      else process.env.PULUMI_KVM_JOURNAL = previous;
+    }
+  });
+
+  it("an Image killed mid-upload (SIGKILL): the mark at its head proves it to the next operation, which removes it; a same-named volume made meanwhile is left alone", async () => {
+    const journal = path.join(tmp, "journal-image.json");
+    const previous = process.env.PULUMI_KVM_JOURNAL;
+    process.env.PULUMI_KVM_JOURNAL = journal;
+    const file = path.join(tmp, "big.raw");
+    fs.writeFileSync(file, crypto.randomBytes(256 * 1024 * 1024));
+    const image = { host: host(), name: `${tag}-half.img`, source: { path: file } } as ImageInputs;
+    const volPath = () => virsh(["vol-path", ...vol(image.name)]);
+    try {
+      await killedCreate("image", image, "virStorageVolCreateXML", journal, 500);
+      const entry = JSON.parse(fs.readFileSync(journal, "utf8"))[0];
+      assert.match(entry.id, /^head:[0-9a-f]{32}$/, "the journal holds the mark chosen before the volume existed");
+      const head = fs.readFileSync(volPath()).subarray(0, 64).toString("latin1");
+      assert.ok(head.startsWith(`pulumi-kvm ${entry.id.slice(5)}\n`), `the half-uploaded volume starts with its mark: ${JSON.stringify(head)}`);
+      // someone removes it and makes a volume of the same name (the same path, the same key)
+      virsh(["vol-delete", ...vol(image.name)]);
+      virsh(["vol-create-as", lab().pool, image.name, "1M", "--format", "raw"]);
+      warnings.length = 0;
+      await hostPool.run(image.host, (lv) => clearLeftovers(image.host, lv));
+      assert.ok(volumeNames(lab()).includes(image.name), "the next operation removed someone else's volume");
+      assert.match(warnings.join("\n"), /someone else's and was left alone/);
+      virsh(["vol-delete", ...vol(image.name)]);
+
+      // killed again, and nobody touches it: any later process proves it and removes it
+      await killedCreate("image", image, "virStorageVolCreateXML", journal, 500);
+      assert.ok(volumeNames(lab()).includes(image.name));
+      await hostPool.run(image.host, (lv) => clearLeftovers(image.host, lv));
+      assert.ok(!volumeNames(lab()).includes(image.name), "the half-uploaded Image was left behind");
+      assert.deepStrictEqual(JSON.parse(fs.readFileSync(journal, "utf8")), []);
+    } finally {
+      if (volumeNames(lab()).includes(image.name)) virsh(["vol-delete", ...vol(image.name)]);
+      fs.rmSync(file, { force: true });
       if (previous === undefined) delete process.env.PULUMI_KVM_JOURNAL;
       else process.env.PULUMI_KVM_JOURNAL = previous;
     }

@@ -292,4 +292,41 @@ describe("SSH dialing and the host pool", function () {
     assert.strictEqual(acceptedLogins(lab.sshdLog2) - before, 1, "the jump host saw the login");
     assert.strictEqual(pool.describe(host).label, "root@labvm:2222");
   });
+  it("ignores CanonicalizeHostname and CanonicalDomains: no nslookup runs, no canonical name's block applies", async () => {
+    const lab = labEnv();
+    const cfg = path.join(tmp, "ssh_config_canonical");
+    // an nslookup on PATH that answers for every name and leaves a trace when run
+    const bin = path.join(tmp, "bin");
+    const ran = path.join(tmp, "nslookup-ran");
+    fs.mkdirSync(bin, { recursive: true });
+    fs.writeFileSync(path.join(bin, "nslookup"), `#!/bin/sh\necho "$@" >> ${ran}\necho "Name: $1"\n`, { mode: 0o755 });
+    fs.writeFileSync(
+      cfg,
+      [
+        "CanonicalizeHostname yes",
+        "CanonicalDomains alias.example.invalid other.example.invalid",
+        "Host labalias",
+        "  CanonicalizeHostname yes",
+        "  CanonicalDomains alias.example.invalid other.example.invalid",
+        "  HostName 127.0.0.1",
+        `  Port ${lab.port}`,
+        "  User root",
+        `  IdentityFile ${lab.key}`,
+        // were the name canonicalized, this block would send the connection to a closed port
+        "Host labalias.alias.example.invalid labalias.other.example.invalid",
+        "  Port 1",
+      ].join("\n"),
+    );
+    const pathBefore = process.env.PATH;
+    process.env.PATH = `${bin}:${pathBefore}`;
+    try {
+      const pool = newPool();
+      const host = { address: "labalias", sshConfigPath: cfg, knownHostsPath: lab.knownHosts };
+      assert.strictEqual(await pool.run(host, (lv) => lv.hostname()), os.hostname());
+      assert.strictEqual(pool.describe(host).label, `root@labalias:${lab.port}`);
+    } finally {
+      process.env.PATH = pathBefore;
+    }
+    assert.ok(!fs.existsSync(ran), `nslookup ran: ${fs.existsSync(ran) ? fs.readFileSync(ran, "utf8") : ""}`);
+  });
 });

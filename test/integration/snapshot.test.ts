@@ -26,7 +26,11 @@ describe("Snapshot and console", function () {
   let vm: DomainOutputs;
   const snapshotNames = () => virsh(["snapshot-list", vm.name, "--name"]).split("\n").filter(Boolean).sort();
   const snapshot = async (news: Partial<SnapshotInputs>) =>
-    (await snapshotProvider.create(await checked(snapshotProvider, { host: labHost(labEnv()), domain: vm.name, ...news } as SnapshotInputs))).outs;
+    (
+      await snapshotProvider.create(
+        await checked(snapshotProvider, { host: labHost(labEnv()), domain: vm.name, domainUuid: vm.uuid, ...news } as SnapshotInputs),
+      )
+    ).outs;
 
   before(async () => {
     const lab = labEnv();
@@ -140,10 +144,25 @@ describe("Snapshot and console", function () {
     virsh(["start", vm.name]);
   });
 
-  it("refuses to snapshot a domain pulumi-kvm did not make, and names a missing one", async () => {
+  it("snapshots only the domain of the UUID the stack recorded: never another one under that name, and not without the UUID", async () => {
+    const lab = labEnv();
+    const missing = await snapshotProvider.check(undefined, { host: labHost(lab), domain: vm.name, name: "s" });
+    assert.deepStrictEqual(
+      missing.failures.map((f) => f.property),
+      ["domainUuid"],
+    );
     await withForeignDomain(`${tag}-foreign`, async () => {
-      await assert.rejects(snapshot({ name: "s", domain: `${tag}-foreign` }), /domain .*-foreign was not created by pulumi-kvm .*refusing to snapshot it/);
-      await assert.rejects(snapshot({ name: "s", domain: `${tag}-none` }), /there is no domain ".*-none" to snapshot/);
+      // someone's domain under the name the program gives, with the UUID of the stack's VM
+      await assert.rejects(snapshot({ name: "s", domain: `${tag}-foreign` }), (e: Error & { property?: string }) => {
+        assert.match(e.message, new RegExp(`the domain ".*-foreign" with UUID ${vm.uuid} is not on the host \\(that UUID is domain "${vm.name}"\\)`));
+        assert.strictEqual(e.property, "domainUuid");
+        return true;
+      });
+      await assert.rejects(
+        snapshot({ name: "s", domain: `${tag}-foreign`, domainUuid: "0b5b6a7e-1a2b-4c3d-9e8f-001122334455" }),
+        /with UUID 0b5b6a7e-1a2b-4c3d-9e8f-001122334455 is not on the host; a domain of that name made by anyone else is never snapshotted/,
+      );
+      assert.strictEqual(virsh(["snapshot-list", `${tag}-foreign`, "--name"]), "", "a snapshot of the foreign domain");
     });
   });
 });

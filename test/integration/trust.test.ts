@@ -105,6 +105,61 @@ describe("trust: formats are recorded, never probed", function () {
     assert.ok(volumeNames(lab).includes(overlay.name));
   });
 
+  describe("a raw volume grows as a raw file, whatever header its guest wrote", () => {
+    const MiB = 1024 * 1024;
+    const sha = (b: Buffer) => crypto.createHash("sha256").update(b).digest("hex");
+    // what a guest can write from inside: a qcow2 header claiming 64 MiB that names a host file
+    const headers: [string, (victim: string, file: string) => string[]][] = [
+      ["external data file", (victim, file) => ["-o", `data_file=${victim},data_file_raw=on`, file, "64M"]],
+      ["backing file", (victim, file) => ["-u", "-b", victim, "-F", "raw", file, "64M"]],
+    ];
+    for (const [what, options] of headers) {
+      it(`keeps a host file its ${what}: byte-identical and of its size, the volume a raw file of the new size with the guest's bytes`, async () => {
+        const lab = labEnv();
+        const n = headers.findIndex(([w]) => w === what);
+        const victim = `/var/lib/libvirt/victim-${tag}-${n}`;
+        const hostile = path.join(tmp, `grow-${n}.qcow2`);
+        try {
+          // qemu-img makes the data file it names: the victim's content is written after
+          execFileSync("qemu-img", ["create", "-q", "-f", "qcow2", ...options(victim, hostile)]);
+          const victimBytes = crypto.randomBytes(MiB);
+          fs.writeFileSync(victim, victimBytes);
+          const vol = await volume({ name: `${tag}-grow${n}`, format: "raw", capacity: "16MiB" });
+          virsh(["vol-upload", "--pool", lab.pool, vol.name, hostile]);
+          virsh(["pool-refresh", lab.pool]);
+          const probed = parseVolumeXml(virsh(["vol-dumpxml", "--pool", lab.pool, vol.name]));
+          assert.strictEqual(probed.format, "qcow2", "libvirt reads the raw volume as a qcow2 (the premise)");
+          assert.strictEqual(probed.capacityBytes, 64 * MiB, "libvirt takes the header's claim as its capacity (the premise)");
+          const guestBytes = fs.readFileSync(vol.path);
+          // the refresh records the file's size, not the header's claim
+          const read = await volumeProvider.read(vol.key, vol);
+          assert.strictEqual(read.id, vol.key, "the volume is still the stack's");
+          assert.strictEqual(read.props.capacityBytes, 16 * MiB);
+          const news = await checked(volumeProvider, { ...vol, capacity: "32MiB" }, read.props);
+          const grown = await volumeProvider.update(vol.key, read.props, news);
+          volumes[volumes.indexOf(vol)] = grown.outs;
+          assert.strictEqual(grown.outs.capacityBytes, 32 * MiB);
+          assert.strictEqual(fs.statSync(victim).size, MiB, "the host file kept its size");
+          assert.strictEqual(sha(fs.readFileSync(victim)), sha(victimBytes), "the host file kept its bytes");
+          const after = fs.readFileSync(vol.path);
+          assert.strictEqual(after.length, 32 * MiB, "the volume is a raw file of the new size");
+          assert.strictEqual(sha(after.subarray(0, 16 * MiB)), sha(guestBytes), "the guest's bytes are kept");
+          assert.ok(
+            after.subarray(16 * MiB).every((b) => b === 0),
+            "the growth reads as zeros",
+          );
+          // and the next refresh still knows it as the stack's, at its new size
+          virsh(["pool-refresh", lab.pool]);
+          const again = await volumeProvider.read(grown.outs.key, grown.outs);
+          assert.strictEqual(again.id, grown.outs.key);
+          assert.strictEqual(again.props.capacityBytes, 32 * MiB);
+        } finally {
+          fs.rmSync(victim, { force: true });
+        }
+      });
+    }
+  });
+
   describe("the bytes uploaded are the bytes checked", () => {
     const MiB = 1024 * 1024;
     const sha = (b: Buffer) => crypto.createHash("sha256").update(b).digest("hex");

@@ -1,11 +1,12 @@
 // A create in a process of its own, for a test to kill with SIGKILL at a chosen moment
 // (as an OOM killer or a CI timeout would): node create-child.js KIND INPUTS_JSON. With
 // PULUMI_KVM_LOG=1 every libvirt call is logged to stderr once it returned.
+import { imageProvider } from "../../provider/resources/image";
 import { networkProvider } from "../../provider/resources/network";
 import { storagePoolProvider } from "../../provider/resources/storage-pool";
 import { volumeProvider } from "../../provider/resources/volume";
 
-const providers = { network: networkProvider, pool: storagePoolProvider, volume: volumeProvider } as const;
+const providers = { image: imageProvider, network: networkProvider, pool: storagePoolProvider, volume: volumeProvider } as const;
 
 async function main(): Promise<void> {
   const [kind, json] = process.argv.slice(2) as [keyof typeof providers, string];

@@ -1,7 +1,7 @@
 // The console's tail as errors and `pulumi-kvm console` show it: a guest prints what it
 // likes, so what reaches the user's terminal is plain text, and only its end is kept.
 import * as assert from "assert";
-import { ConsoleTail, printable, printableLines } from "../../provider/resources/domain-console";
+import { ConsoleTail, printable, printableLines, REDACTED } from "../../provider/resources/domain-console";
 import { describeState, DomainState } from "../../provider/libvirt/api";
 
 describe("console", () => {
@@ -19,6 +19,29 @@ describe("console", () => {
     assert.match(lines[24], /^line 9999 /);
     assert.match(lines[0], /^line 9975 /);
     assert.ok(Buffer.byteLength(tail.lines(1e6).join("\n")) <= 32 * 1024, "at most about 16 KiB is held");
+  });
+
+  it("never repeats the passwords cloud-init prints as generated, however the console's bytes arrive", () => {
+    // as cloud-init's cc_set_passwords prints them to the console (util.multi_log)
+    const text =
+      "[   41.2] cloud-init[612]: Cloud-init v. 22.4.2 running 'modules:config'\r\n" +
+      "Set the following 'random' passwords\n" +
+      "root:Kx7pQ2mZ9wLe4RtY\n" +
+      "debian:hunter2-generated\n" +
+      "\n" +
+      "[   43.0] cloud-init[700]: ci-info: no authorized SSH keys fingerprints found for user debian.\n" +
+      "login: root:notapassword\n";
+    for (const size of [text.length, 7, 1]) {
+      const tail = new ConsoleTail();
+      for (let at = 0; at < text.length; at += size) {
+        tail.push(Buffer.from(text.slice(at, at + size)));
+        const shown = tail.lines(1e6).join("\n");
+        assert.doesNotMatch(shown, /Kx7p|hunter2/, `a password showed while the console arrived in pieces of ${size}`);
+      }
+      const lines = tail.lines();
+      assert.deepStrictEqual(lines.slice(1, 4), ["Set the following 'random' passwords", `root:${REDACTED}`, `debian:${REDACTED}`]);
+      assert.strictEqual(lines[5], "login: root:notapassword", "lines after the list are kept as printed");
+    }
   });
 
   it("tells a kernel panic", () => {

@@ -135,7 +135,14 @@ const CHANGES: Record<string, Record<string, unknown>> = {
     autostart: false,
     adopt: true,
   },
-  Snapshot: { host: { ...host, privateKeyPath: "/rotated" }, domain: "db", name: "after-upgrade", description: "another", memory: true },
+  Snapshot: {
+    host: { ...host, privateKeyPath: "/rotated" },
+    domain: "db",
+    domainUuid: "0b5b6a7e-1a2b-4c3d-9e8f-001122334466",
+    name: "after-upgrade",
+    description: "another",
+    memory: true,
+  },
 };
 
 /** For a property that escalates (replaceWhen), a value that needs a new object. */

@@ -2,7 +2,6 @@
 // reading it is proven in the Domain tests).
 import * as assert from "assert";
 import { execFileSync } from "child_process";
-import * as crypto from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 import { buildIso, primaryName } from "../../provider/iso/iso9660";
@@ -16,6 +15,7 @@ describe("seed ISO", () => {
   const seed = buildSeed(
     { userData, hostname: "web-1", networkConfig: "version: 2\nethernets: {}\n", metaData: "instance-id: ignored\nfoo: bar\n" },
     "fallback",
+    "i-0123456789abcdef",
   );
   fs.writeFileSync(file, seed.iso);
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -34,32 +34,23 @@ describe("seed ISO", () => {
     const meta = read("meta-data");
     assert.match(meta, new RegExp(`^instance-id: ${seed.instanceId}\nlocal-hostname: "web-1"\n`));
     assert.match(meta, /foo: bar/);
-    assert.doesNotMatch(meta, /ignored/, "the user's instance-id does not override the content hash");
+    assert.doesNotMatch(meta, /ignored/, "the user's instance-id does not override pulumi-kvm's");
   });
 
-  it("derives the instance-id from the content, and is reproducible", () => {
+  it("takes the instance-id it is given, nothing derived from the content, and is reproducible", () => {
     const again = buildSeed(
       { userData, hostname: "web-1", networkConfig: "version: 2\nethernets: {}\n", metaData: "instance-id: ignored\nfoo: bar\n" },
       "fallback",
+      "i-0123456789abcdef",
     );
     assert.ok(again.iso.equals(seed.iso));
-    const other = buildSeed({ userData: userData + "#\n", hostname: "web-1" }, "fallback");
-    assert.notStrictEqual(other.instanceId, seed.instanceId);
+    const other = buildSeed({ userData: userData + "#\n", hostname: "web-1" }, "fallback", "i-0123456789abcdef");
+    assert.strictEqual(other.instanceId, seed.instanceId, "other content, the same instance-id given");
   });
 
-  it("writes vendor-data when given; without it the instance-id is what seeds before vendor-data had", () => {
-    const base = { userData, hostname: "web-1" };
-    const plain = buildSeed(base, "fallback");
-    // the instance-id of this seed as the previous release computed it (sha256 of the four parts)
-    const before = crypto
-      .createHash("sha256")
-      .update(JSON.stringify([userData, "", "", "web-1"]))
-      .digest("hex")
-      .slice(0, 16);
-    assert.strictEqual(plain.instanceId, `i-${before}`);
+  it("writes vendor-data when given, and none unless given", () => {
     const vendorData = "#cloud-config\nruncmd:\n  - [touch, /run/vendor]\n";
-    const withVendor = buildSeed({ ...base, vendorData }, "fallback");
-    assert.notStrictEqual(withVendor.instanceId, plain.instanceId, "vendor-data is part of the content");
+    const withVendor = buildSeed({ userData, hostname: "web-1", vendorData }, "fallback", "i-1");
     const vfile = path.join(dir, "vendor.iso");
     fs.writeFileSync(vfile, withVendor.iso);
     assert.strictEqual(execFileSync("isoinfo", ["-J", "-x", "/vendor-data", "-i", vfile], { encoding: "utf8" }), vendorData);

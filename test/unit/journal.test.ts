@@ -12,7 +12,7 @@ import { setLogSink } from "../../provider/log";
 import { HostAccess } from "../../provider/resources/context";
 import { clearLeftovers, isJournalled, Making, removeLeftover, rollback } from "../../provider/resources/rollback";
 import { RpcTransportError } from "../../provider/rpc/errors";
-import { spawnSync } from "child_process";
+import { spawn, spawnSync } from "child_process";
 import { withMarker } from "../../provider/image/qcow2-marker";
 import { tempDir } from "../support/tmp";
 
@@ -44,7 +44,7 @@ const MARKER = "5f0c2a8e-3b7d-4c1e-9a2b-6d4e8f0a1b2c";
 const UUID = "0b5b6a7e1a2b4c3d9e8f001122334455";
 
 /** A host where one volume, one domain, one pool and one network exist, recording what was removed. */
-function hostWith(o: { volKey?: string; volMarker?: string; domUuid?: string; marked?: boolean; objectUuid?: string }) {
+function hostWith(o: { volKey?: string; volMarker?: string; volMtime?: string; volHead?: Buffer; domUuid?: string; marked?: boolean; objectUuid?: string }) {
   const removed: string[] = [];
   const missing = (code: string) => {
     throw noSuch(code);
@@ -60,9 +60,12 @@ function hostWith(o: { volKey?: string; volMarker?: string; domUuid?: string; ma
       if (!o.volKey) throw noSuch("VIR_ERR_NO_STORAGE_VOL");
       return { pool: pool.name, name, key: o.volKey };
     },
-    downloadVolume: async function* () {
-      yield qcow2Head(o.volMarker);
+    downloadVolume: async function* (_v: unknown, opts?: { length?: bigint }) {
+      const head = o.volHead ?? qcow2Head(o.volMarker);
+      yield opts?.length ? head.subarray(0, Number(opts.length)) : head;
     },
+    volumeXml: async () =>
+      `<volume><name>v</name><capacity unit='bytes'>4096</capacity><target><timestamps><mtime>${o.volMtime ?? "1.000000001"}</mtime></timestamps></target></volume>`,
     deleteVolume: async (v: { name: string }) => {
       removed.push(`volume ${v.name}`);
     },
@@ -197,14 +200,10 @@ describe("leftover journal", () => {
   it("journals an object with its identity before the call that makes it, as this process's, and forgets it once the create is kept", async () => {
     const making = new Making(unreachable, host, 0);
     let during: ReturnType<typeof journal> = [];
-    await making.make(
-      { kind: "volume", pool: "default", name: "mk", id: MARKER },
-      async () => {
-        during = journal();
-        return { key: "/p/mk" };
-      },
-      (v) => v.key,
-    );
+    await making.make({ kind: "volume", pool: "default", name: "mk", id: MARKER }, async () => {
+      during = journal();
+      return { key: "/p/mk" };
+    });
     assert.deepStrictEqual(
       during.map((e) => [e.name, e.pid, e.id]),
       [["mk", process.pid, MARKER]],
@@ -258,33 +257,55 @@ describe("leftover journal", () => {
     assert.match(warnings.join("\n"), /nothing proves that the volume of that name is the one it made.*virsh vol-delete --pool default cut2/);
   });
 
-  it("undoes a volume this process made by its key, and journals it for later without the key", async () => {
-    const { lv, removed } = hostWith({ volKey: "/p/up" });
-    const reachable = { run: (_h: unknown, fn: (l: unknown) => unknown) => fn(lv), describe: unreachable.describe } as unknown as HostAccess;
-    const making = new Making(reachable, host);
+  it("proves a volume by its mtime once made, never by its key: a same-named volume made since is left alone, even by the process that made the first", async () => {
+    const made = hostWith({ volKey: "/p/up", volMtime: "1700000000.000000001" });
+    const reachable = (lv: unknown) => ({ run: (_h: unknown, fn: (l: unknown) => unknown) => fn(lv), describe: unreachable.describe }) as unknown as HostAccess;
+    const making = new Making(reachable(made.lv), host);
     await making.make(
       { kind: "volume", pool: "default", name: "up" },
       async () => ({ key: "/p/up" }),
-      (v) => v.key,
+      async () => "mtime:1700000000.000000001",
+    );
+    assert.deepStrictEqual(
+      journal().map((e) => e.id),
+      ["mtime:1700000000.000000001"],
+      "the proof is journalled as soon as it is known",
     );
     await making.undo();
-    assert.deepStrictEqual(removed, ["volume up"]);
-    const later = new Making(unreachable, host, 0);
-    await later.make(
+    assert.deepStrictEqual(made.removed, ["volume up"]);
+    // ours vanished and someone made a volume of the same name (the same key: the same path)
+    const stranger = hostWith({ volKey: "/p/up2", volMtime: "1700000099.000000002" });
+    const again = new Making(reachable(stranger.lv), host);
+    await again.make(
       { kind: "volume", pool: "default", name: "up2" },
       async () => ({ key: "/p/up2" }),
-      (v) => v.key,
+      async () => "mtime:1700000000.000000001",
     );
-    await later.undo();
-    assert.deepStrictEqual(
-      journal().map((e) => [e.name, e.key]),
-      [["up2", undefined]],
-      "a key proves nothing to another process",
+    await again.undo();
+    assert.deepStrictEqual(stranger.removed, [], "the stranger's volume under the same key was removed");
+    assert.match(
+      warnings.join("\n"),
+      /volume default\/up2 a failed create left was removed since; the volume of that name now is someone else's and was left alone/,
     );
   });
 
+  it("proves an Image mid-upload by the mark in its first bytes, which any later process can read; another mark is someone else's", async () => {
+    const { headMark } = await import("../../provider/resources/volume-identity");
+    const place = JSON.stringify([host.address, 22, host.user, "", ""]);
+    const entry = (name: string) => ({ kind: "volume", pool: "default", name, id: "head:aa11", place, pid: deadPid(), token: name });
+    fs.writeFileSync(file, JSON.stringify([entry("half")]));
+    const half = hostWith({ volKey: "/p/half", volHead: Buffer.concat([headMark("aa11"), Buffer.alloc(4000)]) });
+    await clearLeftovers(host, half.lv);
+    assert.deepStrictEqual(half.removed, ["volume half"]);
+    fs.writeFileSync(file, JSON.stringify([entry("theirs")]));
+    const theirs = hostWith({ volKey: "/p/theirs", volHead: Buffer.concat([headMark("bb22"), Buffer.alloc(4000)]) });
+    await clearLeftovers(host, theirs.lv);
+    assert.deepStrictEqual(theirs.removed, []);
+    assert.deepStrictEqual(journal(), []);
+  });
+
   it("keeps trying a host it cannot reach for a while: a restart of libvirtd or sshd does not leave the undo to the journal", async () => {
-    const { lv, removed } = hostWith({ volKey: "/p/restart" });
+    const { lv, removed } = hostWith({ volKey: "/p/restart", volMtime: "5.5" });
     let refusals = 0;
     const restarting = {
       run: async (_h: unknown, fn: (l: unknown) => unknown) => {
@@ -297,11 +318,11 @@ describe("leftover journal", () => {
     await making.make(
       { kind: "volume", pool: "default", name: "restart" },
       async () => ({ key: "/p/restart" }),
-      (v) => v.key,
+      async () => "mtime:5.5",
     );
     const started = Date.now();
     await making.undo();
-    assert.deepStrictEqual([refusals, removed], [4, ["volume restart"]], "removed on the fourth attempt, by the key only this process knows");
+    assert.deepStrictEqual([refusals, removed], [4, ["volume restart"]], "removed on the fourth attempt, proven by its mtime");
     assert.ok(Date.now() - started < 10_000, "within its patience");
     assert.deepStrictEqual(journal(), [], "nothing left for the next operation");
   });
@@ -314,11 +335,7 @@ describe("leftover journal", () => {
       describe: unreachable.describe,
     } as unknown as HostAccess;
     const making = new Making(denying, host, 10_000);
-    await making.make(
-      { kind: "volume", pool: "default", name: "denied" },
-      async () => ({ key: "/p/denied" }),
-      (v) => v.key,
-    );
+    await making.make({ kind: "volume", pool: "default", name: "denied" }, async () => ({ key: "/p/denied" }));
     const started = Date.now();
     await making.undo();
     assert.ok(Date.now() - started < 1_000, "no retries");
@@ -331,11 +348,7 @@ describe("leftover journal", () => {
 
   it("keeps what it cannot undo for the next operation; a dead process's leftover goes when proven, and is only reported when not", async () => {
     const making = new Making(unreachable, host, 0);
-    await making.make(
-      { kind: "volume", pool: "default", name: "kept", id: MARKER },
-      async () => ({ key: "/p/kept" }),
-      (v) => v.key,
-    );
+    await making.make({ kind: "volume", pool: "default", name: "kept", id: MARKER }, async () => ({ key: "/p/kept" }));
     await making.undo();
     assert.deepStrictEqual(
       journal().map((e) => [e.name, e.pid, e.id]),
@@ -396,20 +409,80 @@ describe("leftover journal", () => {
     fs.rmSync(`${file}.${process.pid}.tmp`);
   });
 
-  it("refuses a directory others can write to, naming PULUMI_KVM_JOURNAL", async () => {
-    const shared = tempDir("journal-shared-");
-    fs.chmodSync(shared, 0o1777);
-    process.env.PULUMI_KVM_JOURNAL = path.join(shared, "leftovers.json");
-    try {
-      const making = new Making(unreachable, host, 0);
-      await assert.rejects(
-        making.make({ kind: "volume", pool: "default", name: "x" }, async () => ({ key: "/p/x" })),
-        /can be written by other users; set PULUMI_KVM_JOURNAL/,
-      );
-      assert.ok(!fs.existsSync(path.join(shared, "leftovers.json")));
-    } finally {
-      process.env.PULUMI_KVM_JOURNAL = file;
-      fs.rmSync(shared, { recursive: true, force: true });
+  it("refuses a directory its group or others can write to, naming PULUMI_KVM_JOURNAL and the fix", async () => {
+    for (const mode of [0o1777, 0o770]) {
+      const shared = tempDir("journal-shared-");
+      fs.chmodSync(shared, mode);
+      process.env.PULUMI_KVM_JOURNAL = path.join(shared, "leftovers.json");
+      try {
+        const making = new Making(unreachable, host, 0);
+        await assert.rejects(
+          making.make({ kind: "volume", pool: "default", name: "x" }, async () => ({ key: "/p/x" })),
+          new RegExp(`${shared} can be written by other users \\(mode ${(mode & 0o777).toString(8)}\\); run chmod go-w .*, or set PULUMI_KVM_JOURNAL`),
+        );
+        assert.ok(!fs.existsSync(path.join(shared, "leftovers.json")));
+      } finally {
+        process.env.PULUMI_KVM_JOURNAL = file;
+        fs.rmSync(shared, { recursive: true, force: true });
+      }
     }
+  });
+
+  it("never breaks a lock whose holder lives, however old; breaks a dead holder's at once", async () => {
+    const lock = `${file}.lock`;
+    const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 20000)"], { stdio: "ignore" });
+    try {
+      fs.writeFileSync(lock, String(holder.pid));
+      const old = new Date(Date.now() - 10 * 60_000);
+      fs.utimesSync(lock, old, old);
+      let done = false;
+      const change = rollback(unreachable, { host, kind: "volume", pool: "default", name: "w", id: MARKER }, 0).then(() => (done = true));
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.ok(!done, "a lock ten minutes old was broken while its holder runs");
+      holder.kill();
+      await new Promise((r) => holder.once("exit", r));
+      await change;
+      assert.deepStrictEqual(
+        journal().map((e) => e.name),
+        ["w"],
+      );
+    } finally {
+      holder.kill();
+      fs.rmSync(lock, { force: true });
+    }
+    fs.writeFileSync(lock, String(deadPid()));
+    const started = Date.now();
+    await rollback(unreachable, { host, kind: "volume", pool: "default", name: "x", id: MARKER }, 0);
+    assert.ok(Date.now() - started < 1000, "a dead holder's lock was waited on");
+  });
+
+  it("is not locked while leftovers are removed from a host: other creates journal meanwhile", async () => {
+    const place = JSON.stringify([host.address, 22, host.user, "", ""]);
+    fs.writeFileSync(file, JSON.stringify([{ kind: "volume", pool: "default", name: "slow", id: MARKER, place, pid: deadPid(), token: "s" }]));
+    const slow = hostWith({ volKey: "/p/slow", volMarker: MARKER });
+    let release: () => void = () => undefined;
+    const deleting = new Promise<void>((r) => (release = r));
+    const deleteVolume = slow.lv.deleteVolume;
+    slow.lv.deleteVolume = async (v: { name: string }) => {
+      await deleting;
+      return deleteVolume(v);
+    };
+    const clearing = clearLeftovers(host, slow.lv);
+    await new Promise((r) => setTimeout(r, 100));
+    const making = new Making(unreachable, host, 0);
+    await making.make({ kind: "volume", pool: "default", name: "meanwhile", id: MARKER }, async () => ({ key: "/p/m" }));
+    assert.deepStrictEqual(
+      journal().map((e) => e.name),
+      ["slow", "meanwhile"],
+      "journalled while the removal is under way",
+    );
+    release();
+    await clearing;
+    assert.deepStrictEqual(slow.removed, ["volume slow"]);
+    assert.deepStrictEqual(
+      journal().map((e) => e.name),
+      ["meanwhile"],
+    );
+    await making.kept();
   });
 });

@@ -41,4 +41,16 @@ describe("plugin boundary", () => {
       host: { address: "hv1", privateKeyPath: "/k" },
     });
   });
+
+  it("returns an Image's source as a secret when its url or checksumUrl carries credentials, and only then", () => {
+    for (const source of [
+      { url: "https://ops:hunter2@mirror.example/debian.qcow2" },
+      { url: "https://mirror.example/debian.qcow2?X-Amz-Signature=abc" },
+      { url: "https://mirror.example/debian.qcow2", checksumUrl: "https://mirror.example/SHA512SUMS?token=abc" },
+    ]) {
+      assert.deepStrictEqual(wrapSecrets("Image", { source, name: "debian" }, new Set()), { source: secret(source), name: "debian" }, JSON.stringify(source));
+    }
+    const plain = { url: "https://mirror.example/debian.qcow2", checksumUrl: "https://mirror.example/SHA512SUMS" };
+    assert.deepStrictEqual(wrapSecrets("Image", { source: plain }, new Set()), { source: plain });
+  });
 });

@@ -22,7 +22,9 @@ describe("the SDK's secrets", () => {
   const host = { address: "hv1", user: "root" };
   const isSecret = (resource: unknown, property: string) => pulumi.isSecret((resource as Record<string, pulumi.Output<unknown>>)[property]);
 
-  it("make an Image's source a secret when its URL has userinfo or a query", async () => {
+  it("make an Image's source a secret when its URL or checksum URL has userinfo or a query", async () => {
+    const checksumUrl = "https://mirror.example/SHA512SUMS?token=abc";
+    assert.strictEqual(await isSecret(new Image("sums", { host, source: { url: "https://mirror.example/a.qcow2", checksumUrl } }), "source"), true);
     assert.strictEqual(await isSecret(new Image("signed", { host, source: { url: "https://mirror.example/a.qcow2?sig=abc" } }), "source"), true);
     assert.strictEqual(await isSecret(new Image("userinfo", { host, source: { url: "https://u:p@mirror.example/a.qcow2" } }), "source"), true);
     assert.strictEqual(await isSecret(new Image("plain", { host, source: { url: "https://mirror.example/a.qcow2" } }), "source"), false);

@@ -82,7 +82,7 @@ const vms = firmwares.map(({ firmware, n, source }) => {
 const snapshotOf = config.get("snapshot");
 vms
   .filter((_vm, i) => snapshotOf === "both" || (snapshotOf === "bios" && i === 0))
-  .map((vm, i) => new kvm.Snapshot(`${prefix}-${firmwares[i].firmware}-before`, { host, domain: vm.name, memory: true, description: "before a risky change" }));
+  .map((vm, i) => new kvm.Snapshot(`${prefix}-${firmwares[i].firmware}-before`, { host, domain: vm, memory: true, description: "before a risky change" }));
 
 export const uuids = vms.map((vm) => vm.uuid);
 export const ips = vms.map((vm) => vm.ipAddress);
