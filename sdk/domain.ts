@@ -180,6 +180,7 @@ export class Domain extends pulumi.dynamic.Resource {
 /** A disk as stored: a Volume or Image given as `volume` becomes its name, pool, format and base, as recorded. */
 function diskInput(d: DiskArgs) {
   const made = d.volume instanceof Volume || d.volume instanceof Image ? d.volume : undefined;
-  const backing = d.volume instanceof Volume ? { backing: d.volume.diskBacking } : {};
-  return { ...d, ...backing, volume: made ? made.name : (d.volume as pulumi.Input<string>), pool: d.pool ?? made?.pool, format: d.format ?? made?.format };
+  // a Volume's identity goes along (an Image's mtime would not hold for one written as a disk)
+  const recorded = d.volume instanceof Volume ? { backing: d.volume.diskBacking, identity: d.volume.identity } : {};
+  return { ...d, ...recorded, volume: made ? made.name : (d.volume as pulumi.Input<string>), pool: d.pool ?? made?.pool, format: d.format ?? made?.format };
 }

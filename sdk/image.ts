@@ -45,7 +45,7 @@ export class Image extends StorageResource {
     super(
       providerShim,
       name,
-      registered("Image", name, args, ["path", "key", "capacityBytes", "sha256", "sha512", "format"], { source }),
+      registered("Image", name, args, ["path", "key", "capacityBytes", "sha256", "sha512", "format", "identity"], { source }),
       withLegacyAlias(opts),
       MODULE,
       "Image",

@@ -21,5 +21,7 @@ export abstract class StorageResource extends pulumi.dynamic.Resource {
   public readonly key!: pulumi.Output<string>;
   public readonly format!: pulumi.Output<"qcow2" | "raw">;
   public readonly capacityBytes!: pulumi.Output<number>;
+  /** What proves the volume on the host is this one; passed on to the Volumes and Domains that use it. */
+  public readonly identity!: pulumi.Output<{ marker?: string; mtime?: string } | undefined>;
   public readonly host!: pulumi.Output<HostArgs>;
 }

@@ -41,10 +41,11 @@ export class Volume extends StorageResource {
     super(
       providerShim,
       name,
-      registered("Volume", name, args, ["path", "key", "capacityBytes", "backing", "format"], {
+      registered("Volume", name, args, ["path", "key", "capacityBytes", "backing", "format", "identity"], {
         baseImage: base,
         cloneOf: clone,
         sourceFormat: args.sourceFormat ?? source?.format,
+        sourceIdentity: source?.identity,
         ...(image ? { baseCapacity: image.localVirtualSize } : {}),
       }),
       withLegacyAlias(opts),

@@ -24,6 +24,8 @@ export interface DiskInput extends DiskOptions {
   format?: "qcow2" | "raw";
   /** An overlay's base as its Volume recorded it (the SDK passes it); a disk given by name has none. */
   backing?: { path: string; format: "qcow2" | "raw" };
+  /** What proves the volume is the Volume the stack made (the SDK passes a qcow2 Volume's); a disk given by name has none. */
+  identity?: VolumeIdentity;
 }
 
 export const DIRECT_MODES = ["bridge", "vepa", "private", "passthrough"] as const;

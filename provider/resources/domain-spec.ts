@@ -7,7 +7,8 @@ import { DiskSpec, DomainSpec, InterfaceSpec, ParsedDomain } from "../xml/domain
 import { parseVolumeXml } from "../xml/volume";
 import { DomainInputs, DomainOutputs, InterfaceInput, SeedRecord } from "./domain-inputs";
 import { InterfaceAddresses } from "./domain-ip";
-import { findPool, findVolume } from "./storage";
+import { findPool, findVolume, notAsRecorded } from "./storage";
+import { passedAsRecorded } from "./volume-identity";
 import { uuidText } from "../uuid";
 
 type ParsedDisk = ParsedDomain["disks"][number];
@@ -38,6 +39,7 @@ export async function resolveDisks(lv: Libvirt, d: DomainInputs, host: string, k
           fix: "Create it (a Volume resource) or fix the name and pool",
         });
       }
+      if (!(await passedAsRecorded(lv, vol, disk.identity))) throw notAsRecorded(host, `${property}.volume`, `volume "${disk.volume}"`, "Volume");
       const path = await lv.volumePath(vol);
       const before = known.get(path);
       const format = disk.format ?? before?.format;

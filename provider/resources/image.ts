@@ -20,7 +20,7 @@ import { imageDeclaration } from "./image-properties";
 import { Making } from "./rollback";
 import { refuseAdoption } from "./adopt";
 import { interruptible } from "./interrupt";
-import { headMark, newHeadToken, sealed, VolumeIdentity } from "./volume-identity";
+import { headMark, newHeadToken, proves, sealed, VolumeIdentity } from "./volume-identity";
 import { writeVolumeBytes } from "./volume-write";
 import { holdHead } from "../image/held-head";
 
@@ -201,6 +201,15 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
                 const digests = await image.digests();
                 verifyDigests(inputs.source, digests, host);
                 const { sha256 } = digests;
+                // the real head goes only into the volume that still carries the mark: libvirt
+                // names a volume, so one removed and made again meanwhile would get it
+                if (!(await proves(lv, vol, `head:${token}`))) {
+                  throw new KvmError("conflict", `volume ${inputs.pool}/${inputs.name} was removed and made again by someone else while the image uploaded`, {
+                    host,
+                    property: "name",
+                    fix: "Find out who else manages volumes of this pool; the volume of that name now is theirs and was left alone",
+                  });
+                }
                 await writeVolumeBytes(lv, vol, 0, held.head());
                 // no pool refresh: libvirt refuses it while another upload runs in the pool
                 // ("pool has asynchronous jobs running"); the volume's own XML has what we need

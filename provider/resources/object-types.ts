@@ -5,6 +5,7 @@
 // interface: a field forgotten here is a compile error.
 import type { HostConfig } from "../ssh/host";
 import type { ImageSource } from "../image/source";
+import type { VolumeIdentity } from "./volume-identity";
 import { urlHasSecrets } from "../image/url-secrets";
 import type { CloudInit } from "../iso/seed";
 import type { DhcpHost } from "../xml/network";
@@ -102,6 +103,18 @@ const disk: ObjectType<DiskInput> = {
     discard: { type: '"unmap" | "ignore"', doc: '"unmap" passes the guest\'s TRIM/discard on to the volume' },
     serial: { type: "string", doc: "the serial number the guest sees (up to 20 letters, digits, _ . + -)" },
     readonly: { type: "boolean", doc: "attached read-only (default false)" },
+    identity: {
+      type: "VolumeIdentity",
+      doc: "what proves the volume is the Volume the stack made (a Volume's identity, passed by the TypeScript SDK): a volume found under the name that is not it is refused",
+    },
+  },
+};
+
+const volumeIdentity: ObjectType<VolumeIdentity> = {
+  doc: "What proves a volume on the host is the one the stack made (recorded by its Volume or Image)",
+  fields: {
+    marker: { type: "string", doc: "the UUID in the header of a qcow2 Volume pulumi-kvm made" },
+    mtime: { type: "string", doc: "the modification time of an Image or seed when its upload ended" },
   },
 };
 
@@ -177,6 +190,7 @@ export const OBJECT_TYPES: Record<string, ObjectType<any>> = {
   ImageSource: imageSource,
   Backing: backing,
   Disk: disk,
+  VolumeIdentity: volumeIdentity,
   DirectInterface: directInterface,
   NetworkInterface: networkInterface,
   CloudInit: cloudInit,

@@ -90,6 +90,15 @@ export async function poolForNewVolume(
   return { pool, existing };
 }
 
+/** A volume passed with its record (a disk, a copy's source) that is another one of that name now. */
+export function notAsRecorded(host: string, property: string, what: string, kind: "Image" | "Volume"): KvmError {
+  return new KvmError("conflict", `${what} is not the ${kind} this stack made: it was removed and a volume of that name made again by someone else`, {
+    host,
+    property,
+    fix: `Run pulumi refresh: the ${kind} is then recorded gone, and the next up makes it again under another name or after you removed the other volume`,
+  });
+}
+
 interface StoredVolume {
   host: HostConfig;
   pool: string;

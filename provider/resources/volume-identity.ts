@@ -117,6 +117,16 @@ export async function identify(lv: Libvirt, vol: VolumeRef, recorded: RecordedVo
   return d.format === recorded.format && d.capacityBytes >= recorded.capacityBytes ? "mine" : "other";
 }
 
+/**
+ * Whether `vol` is the volume a program passed with its recorded identity (a disk or a
+ * copy's source): refuted only by a marker or an mtime; a shape proves nothing here (a raw
+ * volume's size changes as it grows), nor does a volume passed by name with none.
+ */
+export async function passedAsRecorded(lv: Libvirt, vol: VolumeRef, identity: VolumeIdentity | undefined): Promise<boolean> {
+  if (!identity?.marker && !identity?.mtime) return true;
+  return (await identify(lv, vol, { identity, format: "qcow2", capacityBytes: 0 })) === "mine";
+}
+
 /** The identity a volume gets when made: a marker for a qcow2 Volume, its mtime for what is never written again, else its shape. */
 export function identityKind(kind: "image" | "seed" | "volume", format: VolumeFormat, adopted: boolean): "marker" | "mtime" | "shape" {
   if (kind !== "volume") return "mtime";

@@ -26,7 +26,7 @@ export const volumeDeclaration: Declaration<VolumeInputs, VolumeOutputs> = {
     ...inPoolProperties(),
     baseImage: {
       type: "Image | string",
-      doc: "an `Image`, or the name of a volume in the same pool: a copy-on-write qcow2 overlay over it",
+      doc: "an `Image`, or the name of a volume in the same pool: a copy-on-write qcow2 overlay over it. An `Image` brings what proves its volume: one removed and made again by someone else under its name is refused",
       change: "replace",
     },
     cloneOf: {
@@ -42,6 +42,13 @@ export const volumeDeclaration: Declaration<VolumeInputs, VolumeOutputs> = {
       change: "record",
     },
     baseCapacity: { type: "number", doc: "the base image's virtual size, when the SDK could read the local file", hint: true, bySdk: true, change: "record" },
+    sourceIdentity: {
+      type: "VolumeIdentity",
+      doc: "what proves the volume `baseImage` or `cloneOf` names is the Image or Volume the stack made",
+      hint: true,
+      bySdk: true,
+      change: "record",
+    },
     capacity: {
       type: 'number | string ("20GiB", or bytes)',
       doc: "may not be smaller than the image's (over an Image from a local file, `pulumi preview` already refuses a smaller one, naming both sizes: the SDK reads the file's header); required for a blank volume. A larger one grows the volume in place",

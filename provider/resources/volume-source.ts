@@ -3,7 +3,8 @@
 import { KvmError } from "../errors";
 import { callTimeoutMs } from "../ssh/host";
 import { parseVolumeXml, VolumeFormat } from "../xml/volume";
-import { describeVolume, findVolume } from "./storage";
+import { describeVolume, findVolume, notAsRecorded } from "./storage";
+import { passedAsRecorded } from "./volume-identity";
 import { progressReporter } from "./progress";
 import { sizeOf } from "./volume-growth";
 import { Libvirt, PoolRef, VolumeRef } from "../libvirt/api";
@@ -37,6 +38,8 @@ export async function sourceOf(lv: Libvirt, pool: PoolRef, inputs: VolumeInputs,
       property,
       fix: "Pass an Image or Volume of the same host and pool, or an existing volume's name",
     });
+  if (!(await passedAsRecorded(lv, ref, inputs.sourceIdentity)))
+    throw notAsRecorded(host, property, `${property} "${name}"`, property === "baseImage" ? "Image" : "Volume");
   const [d, info] = await Promise.all([describeVolume(lv, ref), lv.volumeInfo(ref)]);
   if (property === "cloneOf" && (d.format !== format || (format === "raw" && d.backingPath))) {
     throw new KvmError(

@@ -46,6 +46,8 @@ export interface VolumeInputs {
   sourceFormat?: VolumeFormat;
   /** The base image's virtual size when the program could read it (a local file): preview refuses a smaller capacity. */
   baseCapacity?: number;
+  /** What proves the volume baseImage or cloneOf names is the Image or Volume the stack made (the SDK passes it). */
+  sourceIdentity?: VolumeIdentity;
   adopt?: boolean;
   /** Bytes; given as "20GiB" or a number of bytes (normalised to bytes by check). */
   capacity?: number | string;

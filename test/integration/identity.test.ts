@@ -263,6 +263,153 @@ describe("identity: objects remade by someone else under the same name", functio
     }
   });
 
+  it("an object removed and made again by someone else while its create is under way: the create fails, and its undo leaves theirs alone", async () => {
+    const xmlFile = path.join(tmp, "stranger.xml");
+    const data = (
+      await volumeProvider.create(await checked(volumeProvider, { host: host(), name: `${tag}-vmdisk`, format: "raw", capacity: "8MiB" } as VolumeInputs))
+    ).outs;
+    const big = path.join(tmp, "stranger-big.raw");
+    fs.writeFileSync(big, crypto.randomBytes(192 * 1024 * 1024));
+    const strangerBytes = crypto.randomBytes(4096);
+    const cases = [
+      {
+        kind: "network",
+        name: `${tag}-racenet`,
+        rpc: "virNetworkDefineXML",
+        create: (name: string) =>
+          networkProvider.create({ host: host(), name, mode: "isolated", addresses: ["192.168.186.1/24"], autostart: false, active: true } as NetworkInputs),
+        swap: (name: string) => {
+          virsh(["net-undefine", name]);
+          fs.writeFileSync(xmlFile, `<network><name>${name}</name></network>`);
+          virsh(["net-define", xmlFile]);
+          return virsh(["net-uuid", name]);
+        },
+        stranger: (name: string, uuid: string) => networkNames().includes(name) && virsh(["net-uuid", name]) === uuid,
+        cleanup: (name: string) => virsh(["net-undefine", name]),
+      },
+      {
+        kind: "domain",
+        name: `${tag}-racevm`,
+        rpc: "virDomainDefineXML",
+        create: async (name: string) =>
+          domainProvider.create(
+            await checked(domainProvider, { host: host(), name, type: "qemu", memory: "64MiB", running: false, disks: [{ volume: data.name, format: "raw" }] }),
+          ),
+        swap: (name: string) => {
+          virsh(["undefine", "--nvram", name]);
+          fs.writeFileSync(xmlFile, `<domain type='qemu'><name>${name}</name><memory unit='MiB'>32</memory><os><type>hvm</type></os></domain>`);
+          virsh(["define", xmlFile]);
+          return virsh(["domuuid", name]);
+        },
+        stranger: (name: string, uuid: string) => domainNames().includes(name) && virsh(["domuuid", name]) === uuid,
+        cleanup: (name: string) => virsh(["undefine", name]),
+      },
+      {
+        kind: "image",
+        name: `${tag}-raceimg.raw`,
+        rpc: "virStorageVolCreateXML",
+        // mid-upload: libvirtd writes on into the file it opened, removed from the pool
+        delayMs: 300,
+        create: async (name: string) => imageProvider.create(await checked(imageProvider, { host: host(), name, source: { path: big } } as ImageInputs)),
+        swap: (name: string) => {
+          virsh(["vol-delete", ...vol(name)]);
+          virsh(["vol-create-as", lab().pool, name, "4096", "--format", "raw"]);
+          fs.writeFileSync(path.join(tmp, "stranger.bin"), strangerBytes);
+          virsh(["vol-upload", ...vol(name), path.join(tmp, "stranger.bin")]);
+          return "";
+        },
+        stranger: (name: string) => volumeNames(lab()).includes(name) && fs.readFileSync(virsh(["vol-path", ...vol(name)])).equals(strangerBytes),
+        cleanup: (name: string) => virsh(["vol-delete", ...vol(name)]),
+      },
+    ];
+    process.env.PULUMI_KVM_LOG = "1";
+    try {
+      for (const c of cases) {
+        let swapped: string | undefined;
+        warnings.length = 0;
+        setLogSink((line) => {
+          warnings.push(line);
+          if (swapped === undefined && line.includes(`rpc=${c.rpc}`) && line.includes(c.name)) {
+            // at once, before the create's next call, unless the moment is later
+            if (c.delayMs === undefined) swapped = c.swap(c.name);
+            else {
+              swapped = "";
+              setTimeout(() => (swapped = c.swap(c.name)), c.delayMs);
+            }
+          }
+        });
+        try {
+          await assert.rejects(c.create(c.name), `${c.kind}: the create succeeded on someone else's object`);
+          assert.ok(swapped !== undefined, `${c.kind}: the swap never ran`);
+          assert.ok(c.stranger(c.name, swapped), `${c.kind}: the stranger's object was removed or changed`);
+          const left = `${c.name.replace(/\./g, "\\.")} a failed create left was removed since; the \\w+ of that name now is someone else's and was left alone`;
+          assert.match(warnings.join("\n"), new RegExp(left), c.kind);
+        } finally {
+          setLogSink((l) => warnings.push(l));
+          c.cleanup(c.name);
+        }
+      }
+    } finally {
+      delete process.env.PULUMI_KVM_LOG;
+      fs.rmSync(big, { force: true });
+      await volumeProvider.delete(data.key, data);
+    }
+  });
+
+  it("an Image or Volume passed on with its record, whose volume someone removed and made again: a Volume over it and a VM of it are refused, naming the property", async () => {
+    const img = (
+      await imageProvider.create(await checked(imageProvider, { host: host(), name: `${tag}-rec-base`, source: { path: lab().image } } as ImageInputs))
+    ).outs;
+    const disk = (await volumeProvider.create(await checked(volumeProvider, { host: host(), name: `${tag}-rec-disk`, capacity: "16MiB" } as VolumeInputs)))
+      .outs;
+    try {
+      // the same bytes and the same shape, made again by someone else
+      virsh(["vol-delete", ...vol(img.name)]);
+      virsh(["vol-create-as", lab().pool, img.name, "64M", "--format", "qcow2"]);
+      virsh(["vol-upload", ...vol(img.name), lab().image]);
+      virsh(["vol-delete", ...vol(disk.name)]);
+      virsh(["vol-create-as", lab().pool, disk.name, "16M", "--format", "qcow2"]);
+      const before = volumeNames(lab());
+      const overlay = await checked(volumeProvider, {
+        host: host(),
+        name: `${tag}-rec-overlay`,
+        baseImage: img.name,
+        sourceFormat: img.format,
+        sourceIdentity: img.identity,
+      } as VolumeInputs);
+      await assert.rejects(volumeProvider.create(overlay), (e: Error & { property?: string }) => {
+        assert.match(
+          e.message,
+          /baseImage ".*-rec-base" is not the Image this stack made: it was removed and a volume of that name made again by someone else/,
+        );
+        assert.strictEqual(e.property, "baseImage");
+        return true;
+      });
+      const vm = await checked(domainProvider, {
+        host: host(),
+        name: `${tag}-rec-vm`,
+        type: "qemu",
+        memory: "64MiB",
+        running: false,
+        disks: [{ volume: disk.name, format: "qcow2", identity: disk.identity }],
+      });
+      await assert.rejects(domainProvider.create(vm), (e: Error & { property?: string }) => {
+        assert.match(e.message, /volume ".*-rec-disk" is not the Volume this stack made/);
+        assert.strictEqual(e.property, "disks[0].volume");
+        return true;
+      });
+      assert.deepStrictEqual(volumeNames(lab()), before, "a volume was made or removed");
+      assert.ok(!domainNames().includes(`${tag}-rec-vm`));
+      // by name, without a record, the same volumes are taken as the program says
+      const byName = await checked(volumeProvider, { host: host(), name: `${tag}-rec-overlay`, baseImage: img.name, sourceFormat: img.format } as VolumeInputs);
+      const made = (await volumeProvider.create(byName)).outs;
+      await volumeProvider.delete(made.key, made);
+    } finally {
+      virsh(["vol-delete", ...vol(img.name)]);
+      virsh(["vol-delete", ...vol(disk.name)]);
+    }
+  });
+
   it("an Image killed mid-upload (SIGKILL): the mark at its head proves it to the next operation, which removes it; a same-named volume made meanwhile is left alone", async () => {
     const journal = path.join(tmp, "journal-image.json");
     const previous = process.env.PULUMI_KVM_JOURNAL;

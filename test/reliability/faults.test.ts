@@ -284,7 +284,7 @@ describe("faults", function () {
     assert.deepStrictEqual(known.orphans(), []);
   });
 
-  it("a link blackholed in the middle of a 512 MiB Image upload: keepalive ends it, the leftover goes on the next call of this process (which made it, so knows its key)", async () => {
+  it("a link blackholed in the middle of a 512 MiB Image upload: keepalive ends it, the leftover, proven by the mark at its head, goes on the next call", async () => {
     const lab = labEnv();
     const known = new Known(lab);
     const proxy = await TcpProxy.start(lab.port);
@@ -366,7 +366,7 @@ describe("faults", function () {
     ["sshd killed with its sessions, back 2.5 s later", "ssh", (lab) => killSshd(lab, 1, 2500)],
   ];
   for (const [what, short, restart] of midUpload) {
-    it(`${what} in the middle of an Image upload: the create fails clearly and removes the half-made volume itself once the host is back (only it can prove the volume is the one it made)`, async () => {
+    it(`${what} in the middle of an Image upload: the create fails clearly and removes the half-made volume itself once the host is back`, async () => {
       const lab = labEnv();
       const known = new Known(lab);
       const file = path.join(tmp, `mid-${short}.raw`);
