@@ -148,7 +148,8 @@ export class Making {
    * before it exists): if this process stops before the create returns, the next operation
    * on the host removes it, if it proves to be this object. An error libvirt answered
    * means nothing was made; a broken link leaves it unknown, so it stays to be undone.
-   * `proof`: the identity of what was made, known only once it exists (a volume's mtime).
+   * `proof`: an identity of what was made known only once it exists (a volume's mtime),
+   * which proves it too until the one chosen before holds (a marker not written yet).
    */
   async make<T>(object: Made, call: () => Promise<T>, proof?: (made: T) => Promise<string | undefined>): Promise<T> {
     const token = crypto.randomBytes(8).toString("hex");
@@ -164,11 +165,11 @@ export class Making {
     const entry = { object, token };
     this.made.push(entry);
     const id = await proof?.(made);
-    if (id) await this.proven(entry, id);
+    if (id) await this.proven(entry, object.id ? `${object.id}|${id}` : id);
     return made;
   }
 
-  /** What proves the object named `name` from now on (an Image's mtime once its upload ended). */
+  /** What proves the object named `name` from now on, instead of what did (an Image's mtime once its upload ended). */
   async reidentify(name: string, id: string): Promise<void> {
     const entry = this.made.find((m) => m.object.name === name);
     if (entry) await this.proven(entry, id);

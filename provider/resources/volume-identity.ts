@@ -62,8 +62,13 @@ async function contentDigest(lv: Libvirt, vol: VolumeRef): Promise<string | unde
   return hash.digest("hex");
 }
 
-/** Whether `vol` is the volume a journal id names (see the top of this file). */
+/** Whether `vol` is the volume a journal id names (see the top of this file); "a|b": either proves it. */
 export async function proves(lv: Libvirt, vol: VolumeRef, id: string): Promise<boolean> {
+  for (const one of id.split("|")) if (await provesOne(lv, vol, one)) return true;
+  return false;
+}
+
+async function provesOne(lv: Libvirt, vol: VolumeRef, id: string): Promise<boolean> {
   const [kind, value] = id.includes(":") ? [id.slice(0, id.indexOf(":")), id.slice(id.indexOf(":") + 1)] : ["marker", id];
   switch (kind) {
     case "mtime":

@@ -193,8 +193,8 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
                     : () => lv.createVolume(pool, xml);
                 // a qcow2's identity is chosen now and journalled with it; a raw one has only its shape
                 const marker = identityKind("volume", format, false) === "marker" ? newMarker() : undefined;
-                // without a marker (a raw volume, or a copy until its marker is written) its mtime proves it until the create returns
-                vol = await making.make({ kind: "volume", pool: inputs.pool, name: inputs.name, id: marker }, make, marker ? undefined : (v) => mtimeId(lv, v));
+                // its mtime proves it too: a raw volume has nothing else, a qcow2 no marker until it is written
+                vol = await making.make({ kind: "volume", pool: inputs.pool, name: inputs.name, id: marker }, make, (v) => mtimeId(lv, v));
                 if (marker) {
                   await writeMarker(lv, vol, marker);
                   identity = { marker };

@@ -1,12 +1,15 @@
 // From a bare host to a running VM with Pulumi alone, through the real CLI: a storage
 // pool and an isolated network with DHCP made by the program, an Image, an overlay and a
 // full copy in that pool, a volume made with `virsh vol-create-as` adopted, a VM on the
-// new network that gets its address from it; a DHCP reservation added in place;
+// new network that gets its address from it; a DHCP reservation added in place; a raw
+// volume whose "guest" wrote a qcow2 header naming a host file, grown without touching it;
 // pulumi-kvm health --stack over all of it, a network stopped out of band found as drift
 // and started again by up --refresh; a preview with no changes; and a destroy that removes everything, adopted volume, pool
 // (and its directory) and network included.
 import * as assert from "assert";
+import * as crypto from "crypto";
 import * as fs from "fs";
+import { execFileSync } from "child_process";
 import { e2eStack, E2eStack } from "../support/pulumi";
 import { runCli } from "../support/cli";
 import { installedCli, legEnv, legProject, programFiles, programIn, testLegs } from "../support/package";
@@ -38,7 +41,7 @@ describe(`e2e [${leg.name}]: a bare hypervisor set up from Pulumi alone`, functi
   it("makes pool and network, images, an overlay, a copy and a VM on them; adopts a virsh volume; updates a reservation in place; destroys it all", async () => {
     const up = await e!.stack.up();
     assert.strictEqual(up.summary.result, "succeeded", up.stderr);
-    assert.deepStrictEqual(up.summary.resourceChanges, { create: 7 }, "pool, network, image, overlay, copy, VM and the stack");
+    assert.deepStrictEqual(up.summary.resourceChanges, { create: 8 }, "pool, network, image, overlay, copy, raw data volume, VM and the stack");
 
     // the pool runs, autostarts, and its directory was made
     assert.ok(poolNames().includes(poolName));
@@ -59,15 +62,38 @@ describe(`e2e [${leg.name}]: a bare hypervisor set up from Pulumi alone`, functi
     assert.ok(virsh(["net-dhcp-leases", netName]).includes(ip));
     const uuid = /<uuid>([^<]+)<\/uuid>/.exec(netXml)![1];
 
-    // a volume made outside Pulumi, adopted; and a reservation added to the running network
+    // what a guest can write into a raw disk: a qcow2 header claiming 64 MiB whose external data file is a host file
+    const dataPath = up.outputs.dataPath.value as string;
+    const victim = `/var/lib/libvirt/${prefix}-victim`;
+    const hostile = `${dir}/hostile.qcow2`;
+    execFileSync("qemu-img", ["create", "-q", "-f", "qcow2", "-o", `data_file=${victim},data_file_raw=on`, hostile, "64M"]);
+    const victimBytes = crypto.randomBytes(1 << 20);
+    fs.writeFileSync(victim, victimBytes);
+    virsh(["vol-upload", "--pool", poolName, `${prefix}-data`, hostile]);
+    virsh(["pool-refresh", poolName]);
+    const guestBytes = fs.readFileSync(dataPath);
+
+    // a volume made outside Pulumi, adopted; a reservation added to the running network; the raw volume grown
     virsh(["vol-create-as", poolName, `${prefix}-adopted`, "16M", "--format", "qcow2"]);
     await e!.stack.setConfig("adopted", { value: "true" });
     await e!.stack.setConfig("reserved", { value: "true" });
+    await e!.stack.setConfig("dataSize", { value: "32MiB" });
     const preview = await e!.stack.preview();
-    assert.deepStrictEqual(preview.changeSummary, { create: 1, update: 1, same: 6 }, "adopting plans a create, the reservation an update, no replace");
+    assert.deepStrictEqual(
+      preview.changeSummary,
+      { create: 1, update: 2, same: 6 },
+      "adopting plans a create, the reservation and the growth updates, no replace",
+    );
     const second = await e!.stack.up();
     assert.strictEqual(second.summary.result, "succeeded", second.stderr);
-    assert.deepStrictEqual(second.summary.resourceChanges, { create: 1, update: 1, same: 6 });
+    assert.deepStrictEqual(second.summary.resourceChanges, { create: 1, update: 2, same: 6 });
+    // grown as a raw file: the host file its header named is untouched, the guest's bytes kept
+    assert.ok(fs.readFileSync(victim).equals(victimBytes), "the host file the guest's header named changed");
+    const grown = fs.readFileSync(dataPath);
+    assert.strictEqual(grown.length, 32 << 20);
+    assert.ok(grown.subarray(0, 16 << 20).equals(guestBytes), "the guest's bytes were changed");
+    assert.strictEqual(second.outputs.dataBytes.value, 32 << 20, "the stack records the file's size");
+    fs.rmSync(victim);
     // the adopted volume was grown to the program's 32 MiB in place
     assert.match(virsh(["vol-info", "--pool", poolName, `${prefix}-adopted`]), /Capacity:\s+32\.00 MiB/);
     const reserved = virsh(["net-dumpxml", netName]);
@@ -92,7 +118,7 @@ describe(`e2e [${leg.name}]: a bare hypervisor set up from Pulumi alone`, functi
         ["StoragePool", poolName, "ok"],
       ],
     );
-    assert.strictEqual(kinds(healthy.stdout).length, 7, "pool, network, image, three volumes, the VM");
+    assert.strictEqual(kinds(healthy.stdout).length, 8, "pool, network, image, four volumes, the VM");
     virsh(["net-destroy", netName]);
     const drift = await runCli(args, { env: e!.env, installed });
     assert.strictEqual(drift.code, 1);
@@ -102,7 +128,7 @@ describe(`e2e [${leg.name}]: a bare hypervisor set up from Pulumi alone`, functi
     assert.match(virsh(["net-info", netName]), /Active:\s+yes/);
 
     const quiet = await e!.stack.preview();
-    assert.deepStrictEqual(quiet.changeSummary, { same: 8 }, "no changes after the update");
+    assert.deepStrictEqual(quiet.changeSummary, { same: 9 }, "no changes after the update");
 
     const down = await e!.stack.destroy();
     assert.strictEqual(down.summary.result, "succeeded", down.stderr);

@@ -12,6 +12,7 @@ import { labEnv, repoRoot } from "../support/lab";
 import { packedTarball } from "../support/package";
 import { tempDir } from "../support/tmp";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
+import { FileServer } from "../support/http-server";
 import { packageSchema } from "../../plugin/schema";
 
 const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
@@ -53,7 +54,12 @@ interface ProgramStack extends E2eStack {
 }
 
 /** A stack of the program in test/programs/NAME, with the plugin installed as the docs say (into this run's PULUMI_HOME). */
-async function programStack(name: string, prefix: string, prepare: (dir: string) => void = () => undefined): Promise<ProgramStack> {
+async function programStack(
+  name: string,
+  prefix: string,
+  prepare: (dir: string) => void = () => undefined,
+  config: Record<string, string> = {},
+): Promise<ProgramStack> {
   const lab = labEnv();
   const volumesBefore = volumeNames(lab);
   const domainsBefore = domainNames();
@@ -67,6 +73,7 @@ async function programStack(name: string, prefix: string, prepare: (dir: string)
     knownHostsPath: lab.knownHosts,
     imagePath: lab.image,
     network: lab.network,
+    ...config,
   });
   execFileSync("pulumi", ["plugin", "install", "resource", "kvm", version, "--file", pluginTarball()], { env: { ...process.env, ...e.env }, stdio: "pipe" });
   return {
@@ -82,10 +89,14 @@ async function programStack(name: string, prefix: string, prepare: (dir: string)
 describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
   this.timeout(600_000);
   const prefix = `yl${process.pid}`;
+  const TOKEN = "s3cret-mirror-token";
   let e: ProgramStack | undefined;
+  let server: FileServer | undefined;
 
   before(async () => {
-    e = await programStack("yaml", prefix);
+    // the image from a URL whose query carries a token, as a signed mirror URL does
+    server = await FileServer.start(labEnv().image);
+    e = await programStack("yaml", prefix, undefined, { imageUrl: `${server.url("image.qcow2")}?token=${TOKEN}` });
   });
 
   it("serves the schema generated from the declarations (pulumi package get-schema kvm)", () => {
@@ -99,6 +110,7 @@ describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
   after(async () => {
     await e?.stack.destroy().catch(() => undefined);
     await e?.remove();
+    await server?.close();
   });
 
   it("generates the Python SDK from the schema with Pulumi's own code generator, and it compiles", () => {
@@ -123,9 +135,11 @@ describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
     const stack = e!.stack;
     await previewUpAndNoChange(stack);
 
-    // the cloud-init seed is a secret in the state, as the kind declares it
+    // the cloud-init seed is a secret in the state, as the kind declares it; the image URL's token too
     const state = JSON.stringify(await stack.exportStack());
     assert.doesNotMatch(state, new RegExp(`"hostname":"${prefix}-vm"`), "cloudInit is stored encrypted");
+    assert.ok(server!.requests.length > 0, "the image came from the URL");
+    assert.ok(!state.includes(TOKEN), "the image URL's token is in the state in clear");
 
     await stack.setConfig("autostart", { value: "true" });
     const updated = await stack.up();

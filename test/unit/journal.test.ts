@@ -289,6 +289,27 @@ describe("leftover journal", () => {
     );
   });
 
+  it("proves a qcow2 volume whose marker is not written yet by its mtime, and by its marker once written", async () => {
+    const fresh = hostWith({ volKey: "/p/q", volMtime: "7.7" });
+    const reachable = { run: (_h: unknown, fn: (l: unknown) => unknown) => fn(fresh.lv), describe: unreachable.describe } as unknown as HostAccess;
+    const making = new Making(reachable, host);
+    await making.make(
+      { kind: "volume", pool: "default", name: "q", id: MARKER },
+      async () => ({ key: "/p/q" }),
+      async () => "mtime:7.7",
+    );
+    assert.deepStrictEqual(
+      journal().map((e) => e.id),
+      [`${MARKER}|mtime:7.7`],
+    );
+    await making.undo();
+    assert.deepStrictEqual(fresh.removed, ["volume q"], "the volume without its marker yet was left");
+    const marked = hostWith({ volKey: "/p/q", volMarker: MARKER, volMtime: "8.8" });
+    assert.strictEqual(await removeLeftover(marked.lv, { kind: "volume", pool: "default", name: "q", id: `${MARKER}|mtime:7.7` }, "h"), "removed");
+    const stranger = hostWith({ volKey: "/p/q", volMtime: "9.9" });
+    assert.strictEqual(await removeLeftover(stranger.lv, { kind: "volume", pool: "default", name: "q", id: `${MARKER}|mtime:7.7` }, "h"), "other");
+  });
+
   it("proves an Image mid-upload by the mark in its first bytes, which any later process can read; another mark is someone else's", async () => {
     const { headMark } = await import("../../provider/resources/volume-identity");
     const place = JSON.stringify([host.address, 22, host.user, "", ""]);

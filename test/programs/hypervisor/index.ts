@@ -5,6 +5,7 @@
 //   subnet    the network's /24, e.g. "192.168.172"
 //   adopted   "true": also take over the volume "<prefix>-adopted" made with virsh
 //   reserved  "true": a DHCP reservation for the VM's MAC (an in-place network update)
+//   dataSize  the capacity of a raw volume no VM uses (default "16MiB")
 import * as pulumi from "@pulumi/pulumi";
 import * as kvm from "pulumi-kvm";
 import { lab, labHost } from "./lab";
@@ -25,6 +26,7 @@ const net = new kvm.Network(`${prefix}-net`, {
 const image = new kvm.Image(`${prefix}-image`, { host, pool: pool.name, source: { path: lab.KVM_LAB_IMAGE } });
 const overlay = new kvm.Volume(`${prefix}-overlay`, { host, pool: pool.name, baseImage: image });
 const copy = new kvm.Volume(`${prefix}-copy`, { host, pool: pool.name, cloneOf: image });
+const data = new kvm.Volume(`${prefix}-data`, { host, pool: pool.name, format: "raw", capacity: config.get("dataSize") ?? "16MiB" });
 if (config.getBoolean("adopted")) {
   new kvm.Volume(`${prefix}-adopted`, { host, pool: pool.name, capacity: "32MiB", adopt: true });
 }
@@ -42,3 +44,5 @@ export const ip = vm.ipAddress;
 export const bridge = net.bridge;
 export const poolState = pool.state;
 export const copyFormat = copy.format;
+export const dataPath = data.path;
+export const dataBytes = data.capacityBytes;
