@@ -6,7 +6,7 @@ import { buildSeed } from "../iso/seed";
 import { Libvirt } from "../libvirt/api";
 import { parseVolumeXml, volumeXml } from "../xml/volume";
 import { leftAlone } from "./common";
-import { headMark, identify, newHeadToken, VolumeIdentity } from "./volume-identity";
+import { headMark, identify, mtimeId, newHeadToken, VolumeIdentity } from "./volume-identity";
 import { DomainInputs, seedPoolFor } from "./domain-inputs";
 import { Making } from "./rollback";
 import { findPool, findVolume } from "./storage";
@@ -46,8 +46,12 @@ export async function createSeed(
   }
   // uploaded from memory: the user-data never touches this machine's disk
   const xml = volumeXml({ name, capacityBytes: s.iso.length, format: "raw" });
-  // its identity before it exists: the mark its first bytes will hold
-  const vol = await making.make({ kind: "volume", pool: pool.name, name, id: `head:${token}` }, () => lv.createVolume(pool, xml));
+  // its identity before it exists: the mark its first bytes will hold; until they are written, its mtime when made
+  const vol = await making.make(
+    { kind: "volume", pool: pool.name, name, id: `head:${token}` },
+    () => lv.createVolume(pool, xml),
+    (v) => mtimeId(lv, v),
+  );
   await lv.uploadVolume(
     vol,
     (async function* () {

@@ -20,7 +20,7 @@ import { imageDeclaration } from "./image-properties";
 import { Making } from "./rollback";
 import { refuseAdoption } from "./adopt";
 import { interruptible } from "./interrupt";
-import { headMark, newHeadToken, proves, sealed, VolumeIdentity } from "./volume-identity";
+import { headMark, mtimeId, newHeadToken, proves, sealed, VolumeIdentity } from "./volume-identity";
 import { writeVolumeBytes } from "./volume-write";
 import { holdHead } from "../image/held-head";
 
@@ -191,7 +191,12 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
                   format: header.format,
                   allocationBytes: 0,
                 });
-                const vol = await making.make({ kind: "volume", pool: inputs.pool, name: inputs.name, id: `head:${token}` }, () => lv.createVolume(pool, xml));
+                // until its first bytes arrive, its mtime when made proves it
+                const vol = await making.make(
+                  { kind: "volume", pool: inputs.pool, name: inputs.name, id: `head:${token}` },
+                  () => lv.createVolume(pool, xml),
+                  (v) => mtimeId(lv, v),
+                );
                 const held = holdHead(uploadChunks(image.body, { sparse: true }), headMark(token));
                 await lv.uploadVolume(vol, held.chunks, {
                   sparse: true,
