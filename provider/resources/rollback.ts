@@ -9,7 +9,7 @@ import { classify } from "../errors";
 import { warn } from "../log";
 import { HostConfig } from "../ssh/host";
 import { hostLabel, hostPlace } from "./common";
-import { proves } from "./volume-identity";
+import { judge } from "./volume-identity";
 import { hasOwnerMarker, removeDomain, removeNetwork, removePool } from "./removal";
 import { HostAccess } from "./context";
 import { changeJournal, Entry, inFlight, journalFile, Made, readJournal } from "./journal";
@@ -42,7 +42,8 @@ interface RefOf {
 const finders: { [K in Made["kind"]]: (lv: Libvirt, l: Made) => Promise<{ ref: RefOf[K]; mine: boolean } | undefined> } = {
   async volume(lv, l) {
     const ref = await lv.lookupVolume(await lv.lookupPool(l.pool ?? "default"), l.name);
-    return l.id ? { ref, mine: await proves(lv, ref, l.id) } : undefined;
+    const verdict = l.id ? await judge(lv, ref, l.id) : "unknown";
+    return verdict === "unknown" ? undefined : { ref, mine: verdict === "mine" };
   },
   async domain(lv, l) {
     const ref = await lv.lookupDomain(l.name);

@@ -62,25 +62,43 @@ async function contentDigest(lv: Libvirt, vol: VolumeRef): Promise<string | unde
   return hash.digest("hex");
 }
 
-/** Whether `vol` is the volume a journal id names (see the top of this file); "a|b": either proves it. */
-export async function proves(lv: Libvirt, vol: VolumeRef, id: string): Promise<boolean> {
-  for (const one of id.split("|")) if (await provesOne(lv, vol, one)) return true;
-  return false;
+/**
+ * What a journal id says of `vol` (see the top of this file); "a|b": either proves it.
+ * "unknown": the volume carries no mark at all where one was to be (the link broke between
+ * its create and the first write), so nothing tells whose it is.
+ */
+export async function judge(lv: Libvirt, vol: VolumeRef, id: string): Promise<Verdict | "unknown"> {
+  const verdicts: (Verdict | "unknown")[] = [];
+  for (const one of id.split("|")) {
+    const verdict = await judgeOne(lv, vol, one);
+    if (verdict === "mine") return verdict;
+    verdicts.push(verdict);
+  }
+  return verdicts.includes("other") ? "other" : "unknown";
 }
 
-async function provesOne(lv: Libvirt, vol: VolumeRef, id: string): Promise<boolean> {
+/** Whether `vol` is the volume a journal id names. */
+export async function proves(lv: Libvirt, vol: VolumeRef, id: string): Promise<boolean> {
+  return (await judge(lv, vol, id)) === "mine";
+}
+
+async function judgeOne(lv: Libvirt, vol: VolumeRef, id: string): Promise<Verdict | "unknown"> {
   const [kind, value] = id.includes(":") ? [id.slice(0, id.indexOf(":")), id.slice(id.indexOf(":") + 1)] : ["marker", id];
+  const mineIf = (yes: boolean): Verdict => (yes ? "mine" : "other");
   switch (kind) {
     case "mtime":
-      return parseVolumeXml(await lv.volumeXml(vol)).mtime === value;
+      return mineIf(parseVolumeXml(await lv.volumeXml(vol)).mtime === value);
     case "head": {
       const mark = headMark(value);
-      return (await headOf(lv, vol, mark.length)).equals(mark);
+      const head = await headOf(lv, vol, mark.length);
+      return head.equals(mark) ? "mine" : head.every((b) => b === 0) ? "unknown" : "other";
     }
     case "sha256":
-      return (await contentDigest(lv, vol)) === value;
-    default:
-      return (await markerOf(lv, vol)) === value;
+      return mineIf((await contentDigest(lv, vol)) === value);
+    default: {
+      const marker = await markerOf(lv, vol);
+      return marker === undefined ? "unknown" : mineIf(marker === value);
+    }
   }
 }
 

@@ -376,8 +376,16 @@ describe("faults", function () {
         () => undefined,
         (e: Error) => e,
       );
-      for (let i = 0; i < 400 && !volumeNames(lab).includes(inputs.name); i++) await new Promise((r) => setTimeout(r, 25));
-      assert.ok(volumeNames(lab).includes(inputs.name), "the upload began");
+      // in the middle: once its first bytes (the mark that proves it) are on the host
+      const allocated = () => {
+        try {
+          return Number(/^Allocation:\s+(\d+)/m.exec(virsh(["vol-info", "--bytes", "--pool", lab.pool, inputs.name]))?.[1] ?? 0) > 0;
+        } catch {
+          return false;
+        }
+      };
+      for (let i = 0; i < 400 && !allocated(); i++) await new Promise((r) => setTimeout(r, 25));
+      assert.ok(allocated(), "the upload began");
       await restart(lab);
       const err = await creating;
       assert.ok(err, "the upload must fail");

@@ -17,6 +17,12 @@ export function virsh(args: string[], uri = "qemu:///system"): string {
   return execFileSync("virsh", ["-q", "-c", uri, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 }
 
+/** Removes a network as an admin would: stopped first when it runs (undefining a running one leaves it transient). */
+export function removeNetwork(name: string): void {
+  if (/^Active:\s+yes/m.test(virsh(["net-info", name]))) virsh(["net-destroy", name]);
+  virsh(["net-undefine", name]);
+}
+
 export function volumeNames(lab: LabEnv): string[] {
   virsh(["pool-refresh", lab.pool]);
   return virsh(["vol-list", lab.pool])

@@ -164,7 +164,11 @@ describe("leftover journal", () => {
     const other = hostWith({ volKey: "/p/v", volMarker: "11111111-2222-4333-8444-555555555555" });
     assert.strictEqual(await removeLeftover(other.lv, { kind: "volume", pool: "default", name: "v", id: MARKER }, "hv1"), "other");
     const unmarked = hostWith({ volKey: "/p/v" });
-    assert.strictEqual(await removeLeftover(unmarked.lv, { kind: "volume", pool: "default", name: "v", id: MARKER }, "hv1"), "other");
+    assert.strictEqual(
+      await removeLeftover(unmarked.lv, { kind: "volume", pool: "default", name: "v", id: MARKER }, "hv1"),
+      "unproven",
+      "no marker at all: ours before its marker was written, or another's",
+    );
     assert.strictEqual(await removeLeftover(unmarked.lv, { kind: "volume", pool: "default", name: "v" }, "hv1"), "unproven", "a name alone proves nothing");
     assert.deepStrictEqual([other.removed, unmarked.removed], [[], []]);
     const same = hostWith({ volKey: "/p/v", volMarker: MARKER });
@@ -323,6 +327,25 @@ describe("leftover journal", () => {
     await clearLeftovers(host, theirs.lv);
     assert.deepStrictEqual(theirs.removed, []);
     assert.deepStrictEqual(journal(), []);
+  });
+
+  it("calls a volume with no mark at all where one was to be unproven, not someone else's: left alone, with the command that removes it", async () => {
+    warnings.length = 0;
+    // the link broke between the create and its first write: a blank head, no mtime journalled
+    const blank = hostWith({ volKey: "/p/blank", volHead: Buffer.alloc(4096) });
+    assert.strictEqual(await removeLeftover(blank.lv, { kind: "volume", pool: "default", name: "blank", id: "head:aa11" }, "h"), "unproven");
+    // a qcow2 without a marker yet, its mtime not known either
+    const bare = hostWith({ volKey: "/p/bare" });
+    assert.strictEqual(await removeLeftover(bare.lv, { kind: "volume", pool: "default", name: "bare", id: MARKER }, "h"), "unproven");
+    // the mtime journalled says more: a blank volume made since is someone else's
+    const since = hostWith({ volKey: "/p/since", volHead: Buffer.alloc(4096), volMtime: "9.9" });
+    assert.strictEqual(await removeLeftover(since.lv, { kind: "volume", pool: "default", name: "since", id: "head:aa11|mtime:7.7" }, "h"), "other");
+    assert.deepStrictEqual([...blank.removed, ...bare.removed, ...since.removed], []);
+    const place = JSON.stringify([host.address, 22, host.user, "", ""]);
+    fs.writeFileSync(file, JSON.stringify([{ kind: "volume", pool: "default", name: "blank", id: "head:aa11", place, pid: deadPid(), token: "t" }]));
+    await clearLeftovers(host, blank.lv);
+    assert.match(warnings.join("\n"), /nothing proves that the volume of that name is the one it made.*virsh vol-delete --pool default blank/);
+    assert.deepStrictEqual(journal(), [], "reported once, not at every operation");
   });
 
   it("keeps trying a host it cannot reach for a while: a restart of libvirtd or sshd does not leave the undo to the journal", async () => {
