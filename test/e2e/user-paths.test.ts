@@ -4,7 +4,7 @@
 // Every object is named with a per-run tag (test/programs/user). What crosses the
 // Node/SDK pair (serialized results, Outputs of arrays, secrets, the smallest programs,
 // check's failures) runs on every leg; what only the provider decides (libvirt's sizes,
-// file identity, URL images, leases) on the first.
+// file identity, URL images and checksum files, a copy bounded by its progress, leases) on the first.
 import * as assert from "assert";
 import * as crypto from "crypto";
 import { execFileSync } from "child_process";
@@ -113,7 +113,7 @@ for (const leg of testLegs()) {
       }
     });
 
-    it("makes Images verified by a published SHA512SUMS file (checksumUrl) and by a sha512, and refuses other bytes in preview", async () => {
+    firstLeg("makes Images verified by a published SHA512SUMS file (checksumUrl) and by a sha512, and refuses other bytes in preview", async () => {
       const lab = labEnv();
       const sha512 = crypto.createHash("sha512").update(fs.readFileSync(lab.image)).digest("hex");
       const dir = tempDir("sums-");
@@ -139,7 +139,7 @@ for (const leg of testLegs()) {
       }
     });
 
-    it("copies a large volume (cloneOf) under a 1 s PULUMI_KVM_CALL_TIMEOUT: the copy is bounded by its progress", async () => {
+    firstLeg("copies a large volume (cloneOf) under a 1 s PULUMI_KVM_CALL_TIMEOUT: the copy is bounded by its progress", async () => {
       const dir = tempDir("bigimg-");
       const big = path.join(dir, "big.raw");
       const fd = fs.openSync(big, "w");
