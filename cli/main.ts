@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `pulumi-kvm` command line. Subcommands: health, console, snapshot.
+// `pulumi-kvm` command line. Subcommands: health, console, snapshot, discover.
 import { consoleCommand } from "./console";
+import { discoverCommand } from "./discover";
 import { healthCommand } from "./health";
 import { snapshotCommand } from "./snapshot";
 
@@ -15,6 +16,8 @@ commands:
             (pulumi-kvm console --help)
   snapshot  list a VM's snapshots, or revert it to one
             (pulumi-kvm snapshot --help)
+  discover  write Pulumi's import file for what a host holds
+            (pulumi-kvm discover --help)
 
 options:
   -h, --help     this help
@@ -39,6 +42,8 @@ async function main(argv: string[]): Promise<number> {
       return consoleCommand(rest);
     case "snapshot":
       return snapshotCommand(rest);
+    case "discover":
+      return discoverCommand(rest, version());
     case "-v":
     case "--version":
       process.stdout.write(`${version()}\n`);

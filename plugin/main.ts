@@ -4,8 +4,10 @@
 // same core, and prints nothing on stdout before the engine's port (the CLI reads it
 // from the first line).
 import { main } from "@pulumi/pulumi/provider";
+import { configuredHost, serveConfiguration } from "./config-service";
 import { kvmProvider } from "./provider";
 
 const { version } = require("../../package.json") as { version: string };
 
-void main(kvmProvider(version), process.argv.slice(2));
+serveConfiguration();
+void main(kvmProvider(version, configuredHost), process.argv.slice(2));

@@ -6,6 +6,7 @@ import { Kind } from "../provider/kinds";
 import { DECLARATIONS } from "../provider/resources/declarations";
 import { Field, OBJECT_TYPES, ObjectType } from "../provider/resources/object-types";
 import { ChangeClass, OutputProperty, Property } from "../provider/resources/properties";
+import { Lookup, LOOKUPS } from "../provider/resources/lookups";
 
 export const PACKAGE = "kvm";
 
@@ -79,6 +80,32 @@ const objectType = (t: ObjectType<unknown>) => ({
   ...required(t.fields),
 });
 
+/** Inputs a resource may leave to its provider's configuration (a resource's own overrides it). */
+const FROM_PROVIDER = ["host"];
+
+/** The provider's settings: the Host's fields, as stack config (`kvm:address`) and as an explicit provider's inputs. */
+function providerSettings() {
+  const host = objectType(OBJECT_TYPES.Host);
+  return { properties: host.properties, doc: `${OBJECT_TYPES.Host.doc}; a resource's own host overrides it.` };
+}
+
+/** The token of a lookup: kvm:index:getDomain. */
+export const functionToken = (name: string) => `${PACKAGE}:index:${name}`;
+
+/** A lookup as a schema function: its arguments (a host of its own, else the provider's) and its results. */
+function functionOf(lookup: Lookup) {
+  const args = objectType({
+    doc: "The lookup's arguments",
+    fields: { host: { type: "Host", doc: "the host; the provider's where left out" }, ...lookup.args },
+  });
+  const results = objectType({ doc: "What the host says", fields: lookup.results });
+  return {
+    description: `${lookup.doc}.`,
+    inputs: { properties: args.properties, ...required(lookup.args) },
+    outputs: { properties: results.properties, ...required(lookup.results) },
+  };
+}
+
 /** One kind as a schema resource: what a program writes (not the SDK's own hints) and what it reads back. */
 function resourceOf(kind: Kind) {
   const decl = DECLARATIONS[kind];
@@ -87,7 +114,7 @@ function resourceOf(kind: Kind) {
   return {
     description: `A libvirt ${kind} of a host reached over SSH (docs/resources.md of pulumi-kvm).`,
     inputProperties: Object.fromEntries(inputs.map(([k, p]) => [k, inputProperty(p)])),
-    requiredInputs: inputs.filter(([, p]) => p.required).map(([k]) => k),
+    requiredInputs: inputs.filter(([k, p]) => p.required && !FROM_PROVIDER.includes(k)).map(([k]) => k),
     // what every object has: required inputs, those check fills in, and the outputs always reported
     required: [
       ...inputs.filter(([k, p]) => p.required || p.default !== undefined || decl.namedBy.includes(k)).map(([k]) => k),
@@ -110,7 +137,14 @@ export function packageSchema(version: string) {
     keywords: ["pulumi", "kvm", "libvirt", "category/infrastructure", "kind/native"],
     license: "Apache-2.0",
     language: { go: { importBasePath: GO_IMPORT_PATH, respectSchemaVersion: true }, python: { respectSchemaVersion: true } },
+    config: { variables: providerSettings().properties },
+    provider: {
+      description: `The kvm provider of one libvirt host. ${providerSettings().doc}`,
+      inputProperties: providerSettings().properties,
+      properties: providerSettings().properties,
+    },
     types: Object.fromEntries(Object.entries(OBJECT_TYPES).map(([name, t]) => [objectToken(name), objectType(t)])),
+    functions: Object.fromEntries(Object.entries(LOOKUPS).map(([name, lookup]) => [functionToken(name), functionOf(lookup)])),
     resources: Object.fromEntries((Object.keys(DECLARATIONS) as Kind[]).map((kind) => [typeToken(kind), resourceOf(kind)])),
   };
 }

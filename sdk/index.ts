@@ -12,3 +12,5 @@ export { Network } from "./network";
 export type { NetworkArgs, DhcpArgs, DhcpHostArgs } from "./network";
 export { Snapshot } from "./snapshot";
 export type { SnapshotArgs } from "./snapshot";
+export { getDomain, getHost, getNetwork, getStoragePool, getVolume } from "./lookups";
+export type { GetDomainResult, GetHostResult, GetNetworkResult, GetStoragePoolResult, GetVolumeResult } from "./lookups";

@@ -33,22 +33,36 @@ const BACKING_NAME_MAX = 1023;
 /** The start of an image that holds its header (and, as qemu writes it, a qcow2 backing file name). */
 export const HEAD_BYTES = 64 * 1024;
 
-/** Refuses a qcow2 header that points outside the image itself. */
-function refuseExternalFiles(head: Buffer, version: number): void {
+/** What a qcow2 header (`head`) names outside the image itself: a backing file, an external data file. */
+export function qcow2ExternalFiles(head: Buffer): { backing?: string; dataFile: boolean } {
+  const version = head.readUInt32BE(4);
   const backingOffset = head.readBigUInt64BE(8);
   const backingSize = head.readUInt32BE(16);
+  let backing: string | undefined;
   if (backingOffset !== 0n) {
     const end = backingOffset + BigInt(backingSize);
-    const name =
+    backing =
       backingSize > 0 && backingSize <= BACKING_NAME_MAX && end <= BigInt(head.length)
         ? head.subarray(Number(backingOffset), Number(end)).toString("utf8")
         : "(unreadable)";
+  }
+  const dataFile = version >= 3 && (head.readBigUInt64BE(72) & QCOW2_INCOMPAT_DATA_FILE) !== 0n;
+  return { backing, dataFile };
+}
+
+/** Whether `head` starts as a qcow2 image does. */
+export const isQcow2 = (head: Buffer): boolean => head.length >= 104 && head.subarray(0, 4).equals(Buffer.from([0x51, 0x46, 0x49, 0xfb]));
+
+/** Refuses a qcow2 header that points outside the image itself. */
+function refuseExternalFiles(head: Buffer): void {
+  const { backing, dataFile } = qcow2ExternalFiles(head);
+  if (backing !== undefined) {
     throw new UnsupportedImageFormat(
-      `the qcow2 image names a backing file (${JSON.stringify(name)}), which libvirt would open on the host; ` +
+      `the qcow2 image names a backing file (${JSON.stringify(backing)}), which libvirt would open on the host; ` +
         "a base image must stand alone: flatten it with qemu-img convert -O qcow2 IMAGE FLAT.qcow2",
     );
   }
-  if (version >= 3 && (head.readBigUInt64BE(72) & QCOW2_INCOMPAT_DATA_FILE) !== 0n) {
+  if (dataFile) {
     throw new UnsupportedImageFormat(
       "the qcow2 image keeps its data in an external data file, which libvirt would open on the host; " +
         "convert it to a self-contained image with qemu-img convert -O qcow2 IMAGE FLAT.qcow2",
@@ -62,10 +76,10 @@ function refuseExternalFiles(head: Buffer, version: number): void {
  */
 export function parseImageHeader(head: Buffer, fileSize: number): ImageHeader {
   const h = head.length >= 512 ? head : Buffer.concat([head, Buffer.alloc(512 - head.length)]);
-  if (h.subarray(0, 4).equals(Buffer.from([0x51, 0x46, 0x49, 0xfb]))) {
+  if (isQcow2(h)) {
     const version = h.readUInt32BE(4);
     if (version < 2) throw new UnsupportedImageFormat(`qcow version ${version} is too old; convert it with qemu-img convert -O qcow2`);
-    refuseExternalFiles(h, version);
+    refuseExternalFiles(h);
     return { format: "qcow2", virtualSize: Number(h.readBigUInt64BE(24)), fileSize };
   }
   const other = OTHER_FORMATS.find((f) => f.test(h));

@@ -1,9 +1,9 @@
 // The libvirt calls on networks: rows of the call table (calls.ts).
 import { array, int, struct, uint } from "../rpc/codec";
 import { procedure } from "../rpc/procedure";
-import { dhcpLease, networkRef, nonnullString, remoteString } from "../rpc/types";
+import { dhcpLease, networkRef, nonnullString, remoteString, uuid } from "../rpc/types";
 import type { NetworkRef } from "../rpc/types";
-import { flags, hex, net, none, nothing, read, write } from "./call-rows";
+import { flags, hex, LIST_MAX, net, none, nothing, read, write } from "./call-rows";
 
 export const networkCalls = {
   // networks
@@ -12,6 +12,18 @@ export const networkCalls = {
     (name: string) => ({ name }),
     (r) => r.net,
     { ids: (name) => ({ network: name }) },
+  ),
+  listNetworks: read(
+    procedure(283, "virConnectListAllNetworks", struct({ needResults: int, flags }), struct({ nets: array(networkRef, LIST_MAX), ret: uint })),
+    () => ({ needResults: 1, flags: 0 }),
+    (r) => r.nets,
+    { ids: () => ({}), result: (n) => ({ count: n.length }) },
+  ),
+  lookupNetworkByUuid: read(
+    procedure(47, "virNetworkLookupByUUID", struct({ uuid }), struct({ net: networkRef })),
+    (u: Buffer) => ({ uuid: u }),
+    (r) => r.net,
+    { ids: (u) => ({ uuid: hex(u) }), result: (n) => ({ network: n.name }) },
   ),
   networkXml: read(
     procedure(43, "virNetworkGetXMLDesc", struct({ net: networkRef, flags }), struct({ xml: nonnullString })),

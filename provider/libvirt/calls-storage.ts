@@ -1,7 +1,7 @@
 // The libvirt calls on storage pools and volumes: rows of the call table (calls.ts).
 import { array, int, struct, uhyper, uint } from "../rpc/codec";
 import { procedure } from "../rpc/procedure";
-import { nonnullString, poolRef, volumeRef } from "../rpc/types";
+import { nonnullString, poolRef, uuid, volumeRef } from "../rpc/types";
 import type { PoolRef, VolumeRef } from "../rpc/types";
 import { flags, hex, LIST_MAX, none, nothing, pool, read, StreamCall, vol, volTransfer, watched, write } from "./call-rows";
 
@@ -12,6 +12,12 @@ export const storageCalls = {
     (name: string) => ({ name }),
     (r) => r.pool,
     { ids: (name) => ({ pool: name }), result: (p) => ({ uuid: hex(p.uuid) }) },
+  ),
+  lookupPoolByUuid: read(
+    procedure(85, "virStoragePoolLookupByUUID", struct({ uuid }), struct({ pool: poolRef })),
+    (u: Buffer) => ({ uuid: u }),
+    (r) => r.pool,
+    { ids: (u) => ({ uuid: hex(u) }), result: (p) => ({ pool: p.name }) },
   ),
   poolInfo: read(
     procedure(87, "virStoragePoolGetInfo", struct({ pool: poolRef }), struct({ state: int, capacity: uhyper, allocation: uhyper, available: uhyper })),
@@ -73,6 +79,18 @@ export const storageCalls = {
   ),
 
   // storage volumes
+  lookupVolumeByKey: read(
+    procedure(96, "virStorageVolLookupByKey", struct({ key: nonnullString }), struct({ vol: volumeRef })),
+    (key: string) => ({ key }),
+    (r) => r.vol,
+    { ids: (key) => ({ key }), result: (v) => ({ vol: `${v.pool}/${v.name}` }) },
+  ),
+  listPools: read(
+    procedure(281, "virConnectListAllStoragePools", struct({ needResults: int, flags }), struct({ pools: array(poolRef, LIST_MAX), ret: uint })),
+    () => ({ needResults: 1, flags: 0 }),
+    (r) => r.pools,
+    { ids: () => ({}), result: (p) => ({ count: p.length }) },
+  ),
   lookupVolume: read(
     procedure(95, "virStorageVolLookupByName", struct({ pool: poolRef, name: nonnullString }), struct({ vol: volumeRef })),
     (p: PoolRef, name: string) => ({ pool: p, name }),

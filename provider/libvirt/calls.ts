@@ -6,7 +6,7 @@
 // new row. A row is a `read` or a `write`: after a broken link the pool repeats a read on
 // a fresh connection, but never a write that may have reached the host.
 import { nonnullString } from "../rpc/types";
-import { uhyper, struct } from "../rpc/codec";
+import { fixedArray, int, uhyper, struct } from "../rpc/codec";
 import { procedure } from "../rpc/procedure";
 import { noArgs, none, read } from "./call-rows";
 import { domainCalls } from "./calls-domain";
@@ -27,6 +27,29 @@ export const calls = {
     ids: () => ({}),
     result: (h) => ({ hostname: h }),
   }),
+  hypervisorVersion: read(procedure(4, "virConnectGetVersion", none, struct({ hvVer: uhyper })), noArgs, (r) => r.hvVer, {
+    ids: () => ({}),
+    result: (v) => ({ version: v }),
+  }),
+  /** The host's CPUs and memory (virNodeGetInfo; `model` is a char[32], one word per char). */
+  nodeInfo: read(
+    procedure(
+      6,
+      "virNodeGetInfo",
+      none,
+      struct({ model: fixedArray(int, 32), memory: uhyper, cpus: int, mhz: int, nodes: int, sockets: int, cores: int, threads: int }),
+    ),
+    noArgs,
+    (r) => ({
+      model: Buffer.from(r.model.map((c) => c & 0xff))
+        .toString("latin1")
+        .replace(/\0.*$/s, ""),
+      memoryKiB: r.memory,
+      cpus: r.cpus,
+      mhz: r.mhz,
+    }),
+    { ids: () => ({}), result: (n) => ({ cpus: n.cpus, memoryKiB: n.memoryKiB }) },
+  ),
   ...storageCalls,
   ...domainCalls,
   ...networkCalls,

@@ -9,6 +9,9 @@ import { snapshotProvider } from "./snapshot";
 import { storagePoolProvider } from "./storage-pool";
 import { isKind, Kind } from "../kinds";
 import { ResourceProvider } from "./types";
+import { processContext } from "./context";
+import { runLookup } from "./lookups";
+import type { HostConfig } from "../ssh/host";
 import { volumeProvider } from "./volume";
 
 const kinds: Record<Kind, ResourceProvider<any, any>> = {
@@ -38,6 +41,16 @@ async function crossing<T>(work: () => Promise<T>): Promise<T> {
 export const check = (olds: any, news: any) => crossing(() => of(news, olds).check(olds, news));
 export const diff = (id: string, olds: any, news: any) => crossing(() => of(news, olds).diff(id, olds, news));
 export const create = (inputs: any) => crossing(() => of(inputs).create(inputs));
-export const read = (id: string, props: any) => crossing(() => of(props).read(id, props));
+/** A read with nothing recorded (no name) is `pulumi import`'s: the kind finds the object by its ID. */
+export const read = (id: string, props: any) =>
+  crossing(async () => {
+    if (props.name !== undefined) return of(props).read(id, props);
+    const kind = of(props);
+    if (!kind.importObject) throw new Error(`pulumi-kvm: a ${props.kvmKind} cannot be imported`);
+    const { id: found, inputs, outs } = await kind.importObject(id, props.host);
+    return { id: found, props: outs, inputs };
+  });
 export const update = (id: string, olds: any, news: any) => crossing(() => of(news, olds).update(id, olds, news));
 export const del = (id: string, props: any) => crossing(() => of(props).delete(id, props));
+/** A read-only lookup (getDomain, getHost, …: lookups.ts) on `host`. */
+export const lookup = (name: string, host: HostConfig, args: Record<string, unknown>) => crossing(() => runLookup(processContext.pool, name, host, args));

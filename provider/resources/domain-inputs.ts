@@ -84,6 +84,8 @@ export interface DomainOutputs extends DomainInputs {
   seedPool?: string;
   /** What proves the seed volume is the one made (volume-identity.ts). */
   seedIdentity?: VolumeIdentity;
+  /** Imported (`pulumi import`): made by hand, proven by its UUID alone, with no ownership marker. */
+  imported?: boolean;
 }
 
 /** What a create recorded of the seed volume, which the delete removes. */

@@ -23,6 +23,7 @@ export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
     seedVolume: { type: "string", doc: "the cloud-init seed volume, when there is one", optional: true },
     seedPool: { type: "string", doc: "the pool of the seed volume", optional: true },
     seedIdentity: { type: "object", doc: "what proves the seed volume is the one made", internal: true, optional: true },
+    imported: { type: "boolean", doc: "made outside Pulumi and imported: proven by its UUID, without pulumi-kvm's marker", internal: true, optional: true },
   },
   properties: {
     host: hostProperty(),

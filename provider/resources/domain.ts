@@ -26,6 +26,7 @@ import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "./
 import { removeDomain } from "./removal";
 import { Boot, definedNics, domainByUuid, findDomain, observe, observeStarted, ownedDomain, seedRecordOf } from "./domain-observe";
 import { domainDeclaration } from "./domain-properties";
+import { importDomain } from "./domain-import";
 import { OBJECTS } from "../kinds";
 import { uuidHex } from "../uuid";
 
@@ -151,8 +152,11 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
         await making.undo();
         throw err;
       });
-      return { outs: await observeStarted(ctx.pool, news, result.dom, seed, result.boot, "updating") };
+      const outs = await observeStarted(ctx.pool, news, result.dom, seed, result.boot, "updating");
+      return { outs: olds.imported ? { ...outs, imported: true } : outs };
     },
+
+    importObject: (id, host) => ctx.pool.run(host, (lv) => importDomain(lv, id, host)),
 
     delete: (id, props) =>
       deleteRecorded(
@@ -207,14 +211,15 @@ async function define(
 
 /**
  * The domain of the record, by its UUID: for a change (`action`), it must carry our
- * ownership marker too. Another domain under the name is not this resource's.
+ * ownership marker too, unless it was imported. Another domain under the name is not this resource's.
  */
-function recordedDomain(d: Pick<DomainInputs, "host" | "name">, uuid: string, action?: string): RecordedObject<DomainRef> {
+function recordedDomain(d: Pick<DomainOutputs, "host" | "name" | "imported">, uuid: string, action?: string): RecordedObject<DomainRef> {
   return {
     host: d.host,
     what: `domain ${d.name}`,
     async find(lv) {
-      const dom = action ? await ownedDomain(lv, uuid, hostLabel(d.host), action) : await domainByUuid(lv, uuid);
+      // an imported domain carries no marker: its UUID, recorded at the import, proves it
+      const dom = action && !d.imported ? await ownedDomain(lv, uuid, hostLabel(d.host), action) : await domainByUuid(lv, uuid);
       if (dom) return { ref: dom };
       const other = await findDomain(lv, d.name);
       return other ? { other } : {};

@@ -14,6 +14,7 @@ import { createHostObject, findRecorded } from "./host-object";
 import { ResourceProvider } from "./types";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "./lifecycle";
 import { removeNetwork } from "./removal";
+import { importedUuid, notOnHost, present } from "./import";
 import { dhcpRange, networkDeclaration } from "./network-properties";
 import { OBJECTS } from "../kinds";
 
@@ -124,6 +125,30 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
       }),
 
     delete: (id, props) => deleteRecorded(ctx.pool, recordedNetwork(props, id), (lv, ref) => removeNetwork(lv, ref, hostLabel(props.host))),
+
+    async importObject(id, host) {
+      const label = hostLabel(host);
+      const listing = "virsh net-list --all --uuid";
+      const uuid = importedUuid(id, "Network", label, listing);
+      return ctx.pool.run(host, async (lv) => {
+        const ref = await unlessMissing(lv.lookupNetworkByUuid(uuid), "NO_NETWORK");
+        if (!ref) throw notOnHost(label, `network with UUID ${id}`, listing);
+        const d = parseNetworkXml(await lv.networkXml(ref));
+        const inputs = present<NetworkInputs>({
+          host,
+          name: d.name,
+          mode: d.mode,
+          // a bridge libvirt named (virbrN) is an output; only a host bridge is asked for
+          bridge: d.mode === "bridge" ? d.bridge : undefined,
+          addresses: d.addresses.length ? d.addresses : undefined,
+          dhcp: d.dhcp && (d.dhcp.hosts.length ? d.dhcp : { start: d.dhcp.start, end: d.dhcp.end }),
+          domain: d.domain,
+          autostart: await lv.networkAutostart(ref),
+        });
+        const outs = await observe(lv, ref, inputs);
+        return { id: outs.uuid, inputs, outs };
+      });
+    },
   };
 }
 

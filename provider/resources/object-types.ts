@@ -184,6 +184,15 @@ const dhcp: ObjectType<Defined<NetworkInputs["dhcp"]>> = {
   },
 };
 
+const poolSpace: ObjectType<{ name: string; capacityBytes: number; availableBytes: number }> = {
+  doc: "A running storage pool's size and free space",
+  fields: {
+    name: { type: "string", doc: "its name", required: true },
+    capacityBytes: { type: "number", doc: "its size", required: true },
+    availableBytes: { type: "number", doc: "its free space", required: true },
+  },
+};
+
 /** Every object type by the name declarations use. */
 export const OBJECT_TYPES: Record<string, ObjectType<any>> = {
   Host: host,
@@ -198,6 +207,7 @@ export const OBJECT_TYPES: Record<string, ObjectType<any>> = {
   InterfaceState: interfaceState,
   Dhcp: dhcp,
   DhcpHost: dhcpHost,
+  PoolSpace: poolSpace,
 };
 
 /** Whether a value of a declared type carries a field declared secret (a host with a private key): it is stored whole as a secret. */

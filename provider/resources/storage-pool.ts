@@ -4,7 +4,7 @@
 // undefines it.
 import { checkNames, Claims, declaredDiff } from "./collisions";
 import * as path from "path";
-import { Libvirt, POOL_STATES, PoolRef, PoolState } from "../libvirt/api";
+import { Libvirt, POOL_STATES, PoolRef, PoolState, unlessMissing } from "../libvirt/api";
 import { HostConfig } from "../ssh/host";
 import { parsePoolXml, poolXml, PoolType } from "../xml/pool";
 import { differences, refuseAdoption } from "./adopt";
@@ -16,6 +16,8 @@ import { createHostObject, findRecorded } from "./host-object";
 import { ResourceProvider } from "./types";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "./lifecycle";
 import { removePool } from "./removal";
+import { importedUuid, notOnHost } from "./import";
+import { KvmError } from "../errors";
 import { withDefaults } from "./properties";
 import { storagePoolDeclaration } from "./storage-pool-properties";
 import { OBJECTS } from "../kinds";
@@ -133,6 +135,26 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
       }),
 
     delete: (id, props) => deleteRecorded(ctx.pool, recordedPool(props, id), (lv, pool) => removePool(lv, pool, hostLabel(props.host))),
+
+    async importObject(id, host) {
+      const label = hostLabel(host);
+      const listing = "virsh pool-list --all --uuid";
+      const uuid = importedUuid(id, "StoragePool", label, listing);
+      return ctx.pool.run(host, async (lv) => {
+        const pool = await unlessMissing(lv.lookupPoolByUuid(uuid), "NO_STORAGE_POOL");
+        if (!pool) throw notOnHost(label, `storage pool with UUID ${id}`, listing);
+        const d = parsePoolXml(await lv.poolXml(pool));
+        if (d.type !== "dir") {
+          throw new KvmError("permanent", `storage pool ${d.name} is a "${d.type}" pool; pulumi-kvm manages directory pools only`, {
+            host: label,
+            fix: "Leave it out of the import; a Volume or Image names it by its pool input all the same",
+          });
+        }
+        const inputs: StoragePoolInputs = { host, name: d.name, type: "dir", path: d.path, autostart: await lv.poolAutostart(pool) };
+        const outs = await observe(lv, pool, inputs);
+        return { id: outs.uuid, inputs, outs };
+      });
+    },
   };
 }
 

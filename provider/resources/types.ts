@@ -1,4 +1,5 @@
 // The shape of a resource kind's implementation, as Pulumi's dynamic providers call it.
+import type { HostConfig } from "../ssh/host";
 
 export interface CheckResult<I> {
   inputs: I;
@@ -18,4 +19,6 @@ export interface ResourceProvider<I, O> {
   read(id: string, props: O): Promise<{ id: string; props: O }>;
   update(id: string, olds: O, news: I): Promise<{ outs: O }>;
   delete(id: string, props: O): Promise<void>;
+  /** `pulumi import`: the object of this ID on `host`, the inputs that make it and its outputs (import.ts). */
+  importObject?(id: string, host: HostConfig): Promise<{ id: string; inputs: I; outs: O }>;
 }

@@ -35,7 +35,7 @@ export type Verdict = "mine" | "other";
 export const newMarker = (): string => crypto.randomUUID();
 
 /** The volume's first bytes (its header). */
-async function headOf(lv: Libvirt, vol: VolumeRef, bytes = HEAD_BYTES): Promise<Buffer> {
+export async function headOf(lv: Libvirt, vol: VolumeRef, bytes = HEAD_BYTES): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const chunk of lv.downloadVolume(vol, { offset: 0n, length: BigInt(bytes) })) parts.push(chunk);
   return Buffer.concat(parts);

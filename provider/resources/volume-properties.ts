@@ -4,6 +4,8 @@ import { isUnknown } from "./common";
 import { inPoolProperties } from "./image-properties";
 import { adoptProperty, Declaration } from "./properties";
 import type { VolumeInputs, VolumeOutputs } from "./volume";
+import type { VolumeFormat } from "../xml/volume";
+import type { VolumeIdentity } from "./volume-identity";
 
 /** Shrinking loses data: compared with what was asked before, not libvirt's rounded size (with none asked, the image's size). */
 function shrinks(olds: VolumeOutputs, news: VolumeInputs): boolean {
@@ -60,3 +62,14 @@ export const volumeDeclaration: Declaration<VolumeInputs, VolumeOutputs> = {
     adopt: adoptProperty("a volume of that name already in the pool: its format and base must match; a larger capacity grows it"),
   },
 };
+
+/** The outputs of a created volume: its inputs as checked and what libvirt made of them. */
+export function volumeOutputs(
+  inputs: VolumeInputs,
+  made: { path: string; key: string; capacityBytes: number },
+  format: VolumeFormat,
+  backing: VolumeOutputs["backing"],
+  identity: VolumeIdentity,
+): VolumeOutputs {
+  return { ...inputs, kvmKind: "Volume", path: made.path, key: made.key, format, capacityBytes: made.capacityBytes, ...(backing ? { backing } : {}), identity };
+}

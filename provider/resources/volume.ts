@@ -26,7 +26,8 @@ import { interruptible } from "./interrupt";
 import { processContext, ResourceContext } from "./context";
 import { ResourceProvider } from "./types";
 import { updateRecorded } from "./lifecycle";
-import { volumeDeclaration } from "./volume-properties";
+import { volumeDeclaration, volumeOutputs } from "./volume-properties";
+import { importVolume } from "./volume-import";
 import { growVolume, sizeOf } from "./volume-growth";
 
 export interface VolumeInputs {
@@ -64,17 +65,6 @@ export interface VolumeOutputs extends VolumeInputs {
   backing?: { path: string; format: VolumeFormat };
   /** What proves the volume on the host is this one (volume-identity.ts); absent in records of older versions. */
   identity?: VolumeIdentity;
-}
-
-/** The outputs of a created volume: its inputs as checked and what libvirt made of them. */
-export function volumeOutputs(
-  inputs: VolumeInputs,
-  made: { path: string; key: string; capacityBytes: number },
-  format: VolumeFormat,
-  backing: VolumeOutputs["backing"],
-  identity: VolumeIdentity,
-): VolumeOutputs {
-  return { ...inputs, kvmKind: "Volume", path: made.path, key: made.key, format, capacityBytes: made.capacityBytes, ...(backing ? { backing } : {}), identity };
 }
 
 /**
@@ -235,6 +225,8 @@ export function createVolumeProvider(ctx: ResourceContext): ResourceProvider<Vol
         `growing volume ${olds.pool}/${olds.name} to ${want} bytes`,
       );
     },
+
+    importObject: (id, host) => ctx.pool.run(host, (lv) => importVolume(lv, id, host)),
 
     async delete(_id, props) {
       await deleteVolume(ctx.pool, props, "volume", async (lv) => {

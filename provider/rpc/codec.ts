@@ -64,6 +64,17 @@ export function array<T>(inner: Codec<T>, max: number): Codec<T[]> {
   };
 }
 
+/** `T name[size]`: exactly `size` elements, no count word (libvirt's `char model[32]`: a word per char). */
+export function fixedArray<T>(inner: Codec<T>, size: number): Codec<T[]> {
+  return {
+    encode: (w, v) => {
+      if (v.length !== size) throw new RangeError(`fixed array of ${size} given ${v.length}`);
+      for (const e of v) inner.encode(w, e);
+    },
+    decode: (r) => Array.from({ length: size }, () => inner.decode(r)),
+  };
+}
+
 type Fields = Record<string, Codec<any>>;
 type StructOf<F extends Fields> = { [K in keyof F]: Infer<F[K]> };
 

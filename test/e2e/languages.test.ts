@@ -9,21 +9,14 @@ import * as path from "path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { e2eStack, E2eStack } from "../support/pulumi";
 import { labEnv, repoRoot } from "../support/lab";
-import { packedTarball } from "../support/package";
+import { installPlugin, pluginVersion } from "../support/plugin";
 import { tempDir } from "../support/tmp";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
 import { FileServer } from "../support/http-server";
 import { packageSchema } from "../../plugin/schema";
 
 const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
-const version = (JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
-
-/** The plugin tarball of this commit, made once for every program here. */
-let tarball: string | undefined;
-function pluginTarball(): string {
-  tarball ??= execFileSync(path.join(repoRoot, "scripts", "plugin"), [tempDir("kvm-plugin-"), packedTarball()], { encoding: "utf8" }).trim();
-  return tarball;
-}
+const version = pluginVersion;
 
 /** The Go and Python SDKs generated from this commit's schema, made once. */
 let sdks: string | undefined;
@@ -75,7 +68,7 @@ async function programStack(
     network: lab.network,
     ...config,
   });
-  execFileSync("pulumi", ["plugin", "install", "resource", "kvm", version, "--file", pluginTarball()], { env: { ...process.env, ...e.env }, stdio: "pipe" });
+  installPlugin(e.env);
   return {
     ...e,
     async destroyLeavesNothing() {
@@ -103,10 +96,11 @@ describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
 
   it("serves the schema generated from the declarations (pulumi package get-schema kvm)", () => {
     const served = execFileSync("pulumi", ["package", "get-schema", "kvm"], { env: { ...process.env, ...e!.env }, encoding: "utf8" });
-    // the CLI hands it back bound and serialized again: with the (empty) provider config it fills in
-    const { config, ...schema } = JSON.parse(served) as Record<string, unknown>;
-    assert.deepStrictEqual(config, {});
-    assert.deepStrictEqual(schema, packageSchema(version));
+    // the CLI hands it back bound and serialized again: the provider's settings as config variables
+    const { config, ...schema } = JSON.parse(served) as { config: { variables?: Record<string, unknown> } };
+    const { config: declared, ...expected } = packageSchema(version);
+    assert.deepStrictEqual(Object.keys(config.variables ?? {}), Object.keys(declared.variables));
+    assert.deepStrictEqual(schema, expected);
   });
 
   after(async () => {

@@ -8,7 +8,8 @@ import { checkInputs, DomainInputs } from "../../provider/resources/domain-input
 import { composeOutputs, unobservedOutputs } from "../../provider/resources/domain-spec";
 import { engineError, toEngine } from "../../provider/resources/engine";
 import { imageOutputs, ImageInputs } from "../../provider/resources/image";
-import { volumeOutputs, VolumeInputs } from "../../provider/resources/volume";
+import type { VolumeInputs } from "../../provider/resources/volume";
+import { volumeOutputs } from "../../provider/resources/volume-properties";
 import { parseDomainXml } from "../../provider/xml/domain";
 
 const host = { address: "hv1", user: "root", port: 22, privateKeyPath: "/k" };

@@ -2,7 +2,8 @@
 // in both directions (an input that came secret, a property the kind declares secret, a
 // host with key material, a failed initialization's record).
 import * as assert from "assert";
-import { kindOfUrn, unwrapSecrets, wrapSecrets } from "../../plugin/provider";
+import { kindOfUrn } from "../../plugin/provider";
+import { unwrapSecrets, wrapSecrets } from "../../plugin/secrets";
 
 const SIG = "4dabf18193072939515e22adb298388d";
 const secret = (value: unknown) => ({ [SIG]: "1b47061264138c4ac30d75fd1eb44270", value });

@@ -29,7 +29,7 @@ describe("plugin schema", () => {
         assert.strictEqual(input.replaceOnChanges, p.change === "replace" ? true : undefined, name);
         assert.strictEqual(input.secret, p.secret ? true : undefined, name);
         assert.ok(String(input.description).startsWith(p.doc), name);
-        assert.strictEqual(r.requiredInputs.includes(name), !!p.required, name);
+        assert.strictEqual(r.requiredInputs.includes(name), !!p.required && name !== "host", `${name} (host: the provider's where left out)`);
         if (typeof p.default === "string" || typeof p.default === "boolean" || typeof p.default === "number") {
           const ofType = input.type === "integer" ? Number.isInteger(p.default) : input.type === typeof p.default;
           assert.strictEqual(input.default, ofType ? p.default : undefined, name);
@@ -74,5 +74,14 @@ describe("plugin schema", () => {
     for (const ref of refs) assert.ok(ref.slice("#/types/".length) in schema.types, ref);
     assert.deepStrictEqual(schema.types["kvm:index:Host"].required, ["address"]);
     assert.strictEqual(schema.types["kvm:index:Host"].properties.privateKey.secret, true);
+  });
+
+  it("configures the provider with the Host's fields, as stack config (kvm:address) and as an explicit provider's inputs, secrets secret", () => {
+    const fields = Object.keys(OBJECT_TYPES.Host.fields);
+    assert.deepStrictEqual(Object.keys(schema.config.variables), fields);
+    assert.deepStrictEqual(Object.keys(schema.provider.inputProperties), fields);
+    assert.strictEqual(schema.config.variables.privateKey.secret, true);
+    assert.strictEqual(schema.provider.inputProperties.passphrase.secret, true);
+    assert.deepStrictEqual(schema.config.variables.port, { type: "integer", description: OBJECT_TYPES.Host.fields.port.doc });
   });
 });

@@ -1,0 +1,143 @@
+// `pulumi-kvm discover --host SPEC`: what a host holds (storage pools, networks, volumes,
+// domains) as Pulumi's import file, which `pulumi import --file` reads to write the program
+// in the project's language. Each object is read as its import will read it, so what
+// cannot be imported is named with the reason here, before any import runs.
+import * as fs from "fs";
+import { parseArgs } from "util";
+import { Kind } from "../provider/kinds";
+import { HostPool, hostPool } from "../provider/pool/host-pool";
+import { hostLabel } from "../provider/resources/common";
+import { Libvirt } from "../provider/libvirt/api";
+import { domainProvider } from "../provider/resources/domain";
+import { networkProvider } from "../provider/resources/network";
+import { storagePoolProvider } from "../provider/resources/storage-pool";
+import { volumeProvider } from "../provider/resources/volume";
+import { HostConfig } from "../provider/ssh/host";
+import { parsePoolXml } from "../provider/xml/pool";
+import { uuidText } from "../provider/uuid";
+import { parseHostSpec } from "./health-args";
+import { exportStack, recordedResources } from "./stack";
+import { planOrExit, UsageError } from "./usage";
+
+export const DISCOVER_USAGE = `Write Pulumi's import file for what a libvirt host holds: its storage pools,
+networks, volumes and domains, each with the ID pulumi import takes.
+
+usage: pulumi-kvm discover --host [user@]address[:port] [options]
+
+  --host SPEC         the host, as the provider's kvm:address (and kvm:user, kvm:port)
+  --identity FILE     private key (kvm:privateKeyPath)
+  --known-hosts FILE  known_hosts to verify the host key (kvm:knownHostsPath)
+  --socket PATH       libvirtd's socket on the host (kvm:socketPath)
+  --out FILE          where the import file goes (default: standard output)
+  --stack NAME        leave out what this stack already manages (with --cwd DIR)
+  --cwd DIR           the Pulumi project directory for --stack (default: .)
+  -h, --help          this help
+
+then, in a Pulumi project of any language whose stack config has the same host:
+  pulumi import --file FILE --protect=false
+
+exit codes: 0 written, 2 usage error, 3 the command failed (a host it cannot reach)
+docs/import.md: from a host made by hand to a stack, step by step
+`;
+
+/** One entry of `pulumi import --file`'s JSON. */
+export interface ImportEntry {
+  type: string;
+  name: string;
+  id: string;
+  version: string;
+}
+
+function parse(argv: string[]) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      host: { type: "string" },
+      identity: { type: "string" },
+      "known-hosts": { type: "string" },
+      socket: { type: "string" },
+      out: { type: "string" },
+      stack: { type: "string" },
+      cwd: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) throw new UsageError("");
+  if (!values.host) throw new UsageError("name the host: --host [user@]address[:port]");
+  const host: HostConfig = { ...parseHostSpec(values.host), privateKeyPath: values.identity, knownHostsPath: values["known-hosts"], socketPath: values.socket };
+  return { host, out: values.out, stack: values.stack, cwd: values.cwd ?? process.cwd() };
+}
+
+const KINDS_ON_HOST = { StoragePool: storagePoolProvider, Network: networkProvider, Volume: volumeProvider, Domain: domainProvider } as const;
+
+/** The IDs of every object on the host, by kind, as a create would record them. */
+async function objectIds(lv: Libvirt): Promise<{ kind: keyof typeof KINDS_ON_HOST; id: string; label: string }[]> {
+  const out: { kind: keyof typeof KINDS_ON_HOST; id: string; label: string }[] = [];
+  for (const pool of await lv.listPools()) {
+    out.push({ kind: "StoragePool", id: uuidText(pool.uuid), label: `storage pool ${pool.name}` });
+    if (parsePoolXml(await lv.poolXml(pool)).type !== "dir" || !(await lv.poolIsActive(pool))) continue;
+    for (const vol of await lv.listVolumes(pool)) out.push({ kind: "Volume", id: vol.key, label: `volume ${pool.name}/${vol.name}` });
+  }
+  for (const net of await lv.listNetworks()) out.push({ kind: "Network", id: uuidText(net.uuid), label: `network ${net.name}` });
+  for (const dom of await lv.listDomains()) out.push({ kind: "Domain", id: uuidText(dom.uuid), label: `domain ${dom.name}` });
+  return out;
+}
+
+/** A name of its own for each object: libvirt's, with the kind added where another object has it. */
+export function uniqueNames(objects: { kind: Kind; name: string }[]): string[] {
+  const taken = new Set<string>();
+  return objects.map(({ kind, name }) => {
+    const base = name.replace(/[^A-Za-z0-9_.-]/g, "-");
+    let candidate = taken.has(base) ? `${base}-${kind.toLowerCase()}` : base;
+    for (let n = 2; taken.has(candidate); n++) candidate = `${base}-${kind.toLowerCase()}-${n}`;
+    taken.add(candidate);
+    return candidate;
+  });
+}
+
+/** What a stack manages already: its objects' IDs (a seed volume by its pool and name). */
+async function managedIds(stack: string, cwd: string): Promise<Set<string>> {
+  const state = await exportStack(stack, cwd);
+  const ids = new Set<string>();
+  for (const r of state?.deployment?.resources ?? []) if (r.id) ids.add(String(r.id));
+  for (const r of recordedResources(state)) if (r.uuid) ids.add(r.uuid);
+  return ids;
+}
+
+export async function discover(host: HostConfig, pool: HostPool, version: string, skip: Set<string>, warn: (s: string) => void): Promise<ImportEntry[]> {
+  const found: { kind: Kind; name: string; id: string }[] = [];
+  const listed = await pool.run(host, (lv) => objectIds(lv));
+  for (const o of listed) {
+    if (skip.has(o.id)) continue;
+    try {
+      // read as the import will: what cannot be imported is said now
+      const { inputs } = await KINDS_ON_HOST[o.kind].importObject!(o.id, host);
+      found.push({ kind: o.kind, name: (inputs as { name: string }).name, id: o.id });
+    } catch (err) {
+      warn(`left out ${o.label}: ${(err as Error).message}\n`);
+    }
+  }
+  const names = uniqueNames(found);
+  return found.map((o, i) => ({ type: `kvm:index:${o.kind}`, name: names[i], id: o.id, version }));
+}
+
+export async function discoverCommand(argv: string[], version: string): Promise<number> {
+  const plan = planOrExit("discover", DISCOVER_USAGE, () => parse(argv));
+  if (typeof plan === "number") return plan;
+  const skip = plan.stack ? await managedIds(plan.stack, plan.cwd) : new Set<string>();
+  // the pool the kinds' imports use: one connection for the listing and the reads
+  const pool = hostPool;
+  try {
+    const resources = await discover(plan.host, pool, version, skip, (s) => process.stderr.write(`pulumi-kvm discover: ${s}`));
+    const file = JSON.stringify({ resources }, null, 2) + "\n";
+    if (plan.out) {
+      fs.writeFileSync(plan.out, file);
+      process.stderr.write(`pulumi-kvm discover: ${resources.length} object(s) of ${hostLabel(plan.host)} written to ${plan.out}\n`);
+    } else process.stdout.write(file);
+    return 0;
+  } finally {
+    await pool.closeAll();
+  }
+}

@@ -1,0 +1,33 @@
+// `pulumi import` of an object made outside Pulumi: the ID is the one the state shows after
+// a create, read with nothing recorded; what the kind returns are the inputs that make the
+// same object, so the program Pulumi writes from them previews clean. Hand-made objects
+// carry no ownership marker: the ID read here (a UUID) is what refresh, update and delete
+// prove before acting, as for an object the stack made.
+import { KvmError } from "../errors";
+import { uuidBytes } from "../uuid";
+
+const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
+/** The UUID an import's ID must be, as 16 bytes; `listing` is how the user finds it. */
+export function importedUuid(id: string, what: string, host: string, listing: string): Buffer {
+  if (!UUID_RE.test(id)) {
+    throw new KvmError("permanent", `the ID to import a ${what} by is its UUID, not ${JSON.stringify(id)}`, {
+      host,
+      fix: `Find the UUID with ${listing} (pulumi-kvm discover lists every object of a host with its ID)`,
+    });
+  }
+  return uuidBytes(id);
+}
+
+/** The error of an import whose object is not on the host. */
+export function notOnHost(host: string, what: string, listing: string): KvmError {
+  return new KvmError("not-found", `there is no ${what} on this host`, {
+    host,
+    fix: `Check the ID and the provider's host (kvm:address): ${listing} lists what the host has`,
+  });
+}
+
+/** The inputs of an import: only the members that have a value (absent ones take their defaults). */
+export function present<T extends object>(inputs: T): T {
+  return Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== undefined)) as T;
+}
