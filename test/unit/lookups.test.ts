@@ -16,7 +16,11 @@ function sdkResults(): Map<string, string[]> {
   const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
   const out = new Map<string, string[]>();
   source.forEachChild((n) => {
-    if (ts.isInterfaceDeclaration(n)) out.set(n.name.text, n.members.map((m) => (m.name as ts.Identifier).text));
+    if (ts.isInterfaceDeclaration(n))
+      out.set(
+        n.name.text,
+        n.members.map((m) => (m.name as ts.Identifier).text),
+      );
   });
   return out;
 }
@@ -32,7 +36,12 @@ describe("lookups", () => {
 
   it("the schema has each lookup as kvm:index:<name>, host optional, its arguments and results typed", () => {
     const schema = packageSchema("1.0.0");
-    assert.deepStrictEqual(Object.keys(schema.functions).sort(), Object.keys(LOOKUPS).map((n) => `kvm:index:${n}`).sort());
+    assert.deepStrictEqual(
+      Object.keys(schema.functions).sort(),
+      Object.keys(LOOKUPS)
+        .map((n) => `kvm:index:${n}`)
+        .sort(),
+    );
     const getVolume = schema.functions["kvm:index:getVolume"];
     assert.deepStrictEqual(Object.keys(getVolume.inputs.properties), ["host", "name", "pool"]);
     assert.deepStrictEqual(getVolume.inputs.required, ["name"]);
