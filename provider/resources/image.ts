@@ -241,6 +241,13 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
         }
       }),
 
+    async importObject(id, host) {
+      throw new KvmError("permanent", `an Image is made from its source, which a volume on the host does not tell: import ${id} as a kvm:index:Volume`, {
+        host: hostLabel(host),
+        fix: `pulumi import kvm:index:Volume NAME ${id} (pulumi-kvm discover lists every volume as a Volume); a Volume over it names it by baseImage`,
+      });
+    },
+
     async read(id, props) {
       return readVolume(ctx.pool, id, props, "image");
     },

@@ -16,6 +16,7 @@ import { withDefaults } from "./properties";
 import { snapshotDeclaration } from "./snapshot-properties";
 import { ResourceProvider } from "./types";
 import { OBJECTS } from "../kinds";
+import { importedUuid, notOnHost, present } from "./import";
 import { uuidBytes, uuidText } from "../uuid";
 
 const UUID_RE = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/;
@@ -167,6 +168,35 @@ export function createSnapshotProvider(ctx: ResourceContext): ResourceProvider<S
       updateRecorded(ctx.pool, recordedSnapshot({ ...olds, host: news.host }), async () => ({ outs: { ...olds, ...news, kvmKind: "Snapshot" as const } })),
 
     delete: (_id, props) => deleteRecorded(ctx.pool, recordedSnapshot(props), (lv, ref) => lv.deleteSnapshot(ref)),
+
+    async importObject(id, host) {
+      const label = hostLabel(host);
+      const listing = "virsh snapshot-list DOMAIN (the ID is DOMAIN-UUID/NAME/CREATION-TIME, as pulumi-kvm snapshot list --json shows)";
+      const [domainUuid, name, time] = id.split("/");
+      if (!name || !/^\d+$/.test(time ?? "")) {
+        throw new KvmError("permanent", `the ID to import a Snapshot by is DOMAIN-UUID/NAME/CREATION-TIME, not ${JSON.stringify(id)}`, {
+          host: label,
+          fix: `Find it with ${listing}`,
+        });
+      }
+      importedUuid(domainUuid, "Snapshot's domain", label, "virsh domuuid DOMAIN");
+      return ctx.pool.run(host, async (lv) => {
+        const dom = await domainByUuid(lv, domainUuid);
+        const ref = dom && (await findSnapshot(lv, dom, name));
+        const d = ref && parseSnapshotXml(await lv.snapshotXml(ref));
+        if (!dom || !ref || !d || d.creationTime !== Number(time))
+          throw notOnHost(label, `snapshot ${name} of the domain with UUID ${domainUuid}, taken at ${time}`, listing);
+        const inputs = present<SnapshotInputs>({
+          host,
+          domain: dom.name,
+          domainUuid: d.domainUuid,
+          name,
+          description: d.description,
+          memory: d.memory || undefined,
+        });
+        return { id, inputs, outs: await observe(lv, ref, inputs) };
+      });
+    },
   };
 }
 
