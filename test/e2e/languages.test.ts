@@ -7,8 +7,8 @@ import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { e2eStack, E2eStack } from "../support/pulumi";
-import { labEnv, repoRoot } from "../support/lab";
+import { e2eStack, E2eStack, probesPerHost } from "../support/pulumi";
+import { fleetLabConfig, labEnv, repoRoot } from "../support/lab";
 import { installPlugin, pluginVersion } from "../support/plugin";
 import { tempDir } from "../support/tmp";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
@@ -155,6 +155,29 @@ describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
     assert.deepStrictEqual(only(refreshed.summary.resourceChanges ?? {}), { same: 4 });
 
     await e!.destroyLeavesNothing();
+  });
+});
+
+describe("e2e: the fleet example in YAML, one explicit kvm provider per host", function () {
+  this.timeout(300_000);
+
+  it("previews a VM on each host through its provider: each resource is checked on its provider's host, once per host", async () => {
+    const lab = labEnv();
+    const dir = tempDir("fleet-yaml-");
+    fs.cpSync(path.join(repoRoot, "examples", "fleet-yaml"), dir, { recursive: true });
+    const e = await e2eStack(dir, `fleetyaml${process.pid}`, { ...fleetLabConfig(lab), memory: "256" }, { PULUMI_KVM_LOG: "1" });
+    try {
+      installPlugin(e.env);
+      const out: string[] = [];
+      const p = await e.stack.preview({ onOutput: (line) => out.push(line) });
+      // the stack, the two providers, and an image, a disk and a VM on each host
+      assert.deepStrictEqual(only(p.changeSummary), { create: 9 });
+      const probes = probesPerHost(out.join(""));
+      assert.deepStrictEqual([probes[`root@127.0.0.1:${lab.port}`], probes[`root@127.0.0.1:${lab.port2}`]], [1, 1], JSON.stringify(probes));
+    } finally {
+      await e.remove();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
