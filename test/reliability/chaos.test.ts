@@ -16,6 +16,9 @@ describe("chaos (short run)", function () {
       "  pulumi-nodejs:dynamic/kvm:Domain (v):\n    error: 2 errors occurred:\n    \t* root@127.0.0.1:40111: domain v got no ipv4 address\n    \t* something failed\n\n" +
       "  pulumi:pulumi:Stack (s):\n    error: update failed\n    error: TypeError: Cannot read properties of undefined\n";
     assert.deepStrictEqual(unclearErrors(out, false), ["something failed", "TypeError: Cannot read properties of undefined"]);
+    // after a Ctrl-C, the program's own gRPC channel closing is Pulumi's, not the provider's
+    assert.deepStrictEqual(unclearErrors("Diagnostics:\n  pulumi:pulumi:Stack (s):\n    error: Error: Channel has been shut down\n", true), []);
+    assert.deepStrictEqual(unclearErrors("Diagnostics:\n  pulumi:pulumi:Stack (s):\n    error: Error: Channel has been shut down\n", false), ["Error: Channel has been shut down"]);
   });
 
   it("a cycle with faults of every kind leaves nothing leaked or lost, and every error is clear", async () => {

@@ -67,9 +67,12 @@ function random(seed: number): () => number {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Pulumi's own summary lines, and what the engine says when a run is terminated under it. */
+/**
+ * Pulumi's own summary lines, and what the engine and the program's gRPC say when a run is
+ * terminated under them (grpc-js: "Channel has been shut down" once the engine closed it).
+ */
 const PULUMI_SUMMARY = /^(update|destroy|preview) (failed|canceled|cancelled)$/;
-const AFTER_INTERRUPT = /interrupted \(SIG(INT|TERM)\)|cancel|transport is closing|error reading from server|connection refused|EOF|unknown state/i;
+const AFTER_INTERRUPT = /interrupted \(SIG(INT|TERM)\)|cancel|transport is closing|Channel has been shut down|error reading from server|connection refused|EOF|unknown state/i;
 
 /** The errors of a run's Diagnostics: one per "error:" line, or per bullet of "N errors occurred:". */
 function errorMessages(output: string): string[] {
