@@ -38,6 +38,17 @@ export function formatBytes(n: number | bigint): string {
   return `${v} B`;
 }
 
+/** A size as a program writes it: "20GiB" or "512MiB" where exact, else its bytes (parseSize reads both back). */
+export function sizeInput(bytes: number): string | number {
+  for (const [unit, factor] of [
+    ["TiB", 2 ** 40],
+    ["GiB", 2 ** 30],
+    ["MiB", 2 ** 20],
+  ] as const)
+    if (bytes % factor === 0) return `${bytes / factor}${unit}`;
+  return bytes;
+}
+
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** Parses "90s", "5m", "1h30m", "250ms" or a number of seconds into milliseconds. */

@@ -48,7 +48,8 @@ export const read = (id: string, props: any) =>
     const kind = of(props);
     if (!kind.importObject) throw new Error(`pulumi-kvm: a ${props.kvmKind} cannot be imported`);
     const { id: found, inputs, outs } = await kind.importObject(id, props.host);
-    return { id: found, props: outs, inputs };
+    // as a create records it: the resource's own name beside the object's
+    return { id: found, props: { ...outs, resourceName: props.resourceName }, inputs };
   });
 export const update = (id: string, olds: any, news: any) => crossing(() => of(news, olds).update(id, olds, news));
 export const del = (id: string, props: any) => crossing(() => of(props).delete(id, props));

@@ -9,12 +9,12 @@ import { DomainXmlFlags, Libvirt, unlessMissing } from "../libvirt/api";
 import type { HostConfig } from "../ssh/host";
 import { at, children, node, parseXml } from "../xml/dom";
 import { parseDomainXml } from "../xml/domain";
-import { hostLabel } from "./common";
+import { Failures, hostLabel } from "./common";
+import { checkInputs } from "./domain-inputs";
 import type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./domain-inputs";
 import { observe } from "./domain-observe";
+import { importedUuid, notOnHost, present, withoutDefaults } from "./import";
 import { domainDeclaration } from "./domain-properties";
-import { importedUuid, notOnHost, present } from "./import";
-import { withDefaults } from "./properties";
 
 const LISTING = "virsh list --all --uuid --name";
 
@@ -105,6 +105,18 @@ export async function importDomain(lv: Libvirt, id: string, host: HostConfig): P
     qemuAgent: agent || undefined,
     graphics: graphics === "vnc" || graphics === "spice" ? graphics : undefined,
   });
-  const outs = await observe(lv, dom, withDefaults(domainDeclaration, inputs), {});
-  return { id: outs.uuid, inputs, outs: { ...outs, imported: true } };
+  // recorded as check makes a program's inputs (defaults, disks and NICs filled in), so the first diff compares like with like
+  const failures: Failures = [];
+  const checked = checkInputs(inputs, failures);
+  if (failures.length) {
+    throw new KvmError("permanent", `cannot import ${what}: ${failures.map((f) => f.reason).join("; ")}`, {
+      host: label,
+      fix: "Change the definition (virsh edit) so pulumi-kvm can describe it, or leave it out",
+    });
+  }
+  const outs = await observe(lv, dom, checked, {});
+  // the program states what check made of them (disks and NICs in full), so a refresh's diff
+  // against these recorded inputs compares like with like
+  const { resourceName: _own, ...stated } = withoutDefaults(domainDeclaration.properties, checked);
+  return { id: outs.uuid, inputs: stated, outs: { ...outs, imported: true } };
 }

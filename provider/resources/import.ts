@@ -5,6 +5,7 @@
 // prove before acting, as for an object the stack made.
 import { KvmError } from "../errors";
 import { uuidBytes } from "../uuid";
+import { deepEqual } from "./common";
 
 const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
@@ -30,4 +31,11 @@ export function notOnHost(host: string, what: string, listing: string): KvmError
 /** The inputs of an import: only the members that have a value (absent ones take their defaults). */
 export function present<T extends object>(inputs: T): T {
   return Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** Checked inputs as a program writes them: a member equal to its declared default left out (check fills it in again). */
+export function withoutDefaults<T extends object>(properties: Record<string, { default?: unknown }>, inputs: T): T {
+  return Object.fromEntries(
+    Object.entries(inputs).filter(([k, v]) => v !== undefined && !(properties[k]?.default !== undefined && deepEqual(properties[k].default, v))),
+  ) as T;
 }

@@ -11,6 +11,7 @@ import type { HostConfig } from "../ssh/host";
 import { parseDomainXml } from "../xml/domain";
 import { parsePoolXml } from "../xml/pool";
 import { VolumeFormat } from "../xml/volume";
+import { sizeInput } from "../units";
 import { hostLabel } from "./common";
 import { notOnHost, present } from "./import";
 import { describeVolume, findVolume } from "./storage";
@@ -98,11 +99,18 @@ export async function importVolume(lv: Libvirt, key: string, host: HostConfig): 
     pool: vol.pool,
     name: vol.name,
     format,
-    capacity: capacityBytes,
+    capacity: sizeInput(capacityBytes),
     baseImage: base?.name,
     sourceFormat: base?.format,
   });
   // made by hand, it carries no marker: known by its shape, as an adopted volume (docs/import.md)
-  const outs = volumeOutputs(inputs, { path: d.path, key: d.key ?? vol.key, capacityBytes }, format, base && { path: base.path, format: base.format }, {});
+  // recorded as check makes the program's inputs: the capacity in bytes
+  const outs = volumeOutputs(
+    { ...inputs, capacity: capacityBytes },
+    { path: d.path, key: d.key ?? vol.key, capacityBytes },
+    format,
+    base && { path: base.path, format: base.format },
+    {},
+  );
   return { id: outs.key, inputs, outs };
 }

@@ -1,17 +1,25 @@
 // The Volume's properties, declared once (properties.ts): a larger capacity grows it in
 // place, a smaller one or another source replaces it.
 import { isUnknown } from "./common";
+import { parseSize } from "../units";
 import { inPoolProperties } from "./image-properties";
 import { adoptProperty, Declaration } from "./properties";
 import type { VolumeInputs, VolumeOutputs } from "./volume";
 import type { VolumeFormat } from "../xml/volume";
 import type { VolumeIdentity } from "./volume-identity";
 
+/** A capacity's bytes, however written ("8MiB" as an import writes it, or bytes as check records it). */
+function bytesOf(v: number | string | undefined): number | undefined {
+  if (v === undefined || isUnknown(v)) return undefined;
+  const s = parseSize(v);
+  return "bytes" in s ? s.bytes : undefined;
+}
+
 /** Shrinking loses data: compared with what was asked before, not libvirt's rounded size (with none asked, the image's size). */
 function shrinks(olds: VolumeOutputs, news: VolumeInputs): boolean {
-  if (news.capacity === undefined || isUnknown(news.capacity)) return false;
-  const before = olds.capacity !== undefined ? Number(olds.capacity) : olds.capacityBytes;
-  return Number(news.capacity) < before;
+  const now = bytesOf(news.capacity);
+  if (now === undefined) return false;
+  return now < (bytesOf(olds.capacity) ?? olds.capacityBytes);
 }
 
 export const volumeDeclaration: Declaration<VolumeInputs, VolumeOutputs> = {
@@ -56,6 +64,7 @@ export const volumeDeclaration: Declaration<VolumeInputs, VolumeOutputs> = {
       doc: "may not be smaller than the image's (over an Image from a local file, `pulumi preview` already refuses a smaller one, naming both sizes: the SDK reads the file's header); required for a blank volume. A larger one grows the volume in place",
       defaultDoc: "the image's (or source's) virtual size",
       change: "live",
+      same: (o, n) => bytesOf(o.capacity) === bytesOf(n.capacity),
       replaceWhen: { doc: "a smaller one (shrinking loses data)", test: shrinks },
     },
     format: { type: '"qcow2" | "raw"', doc: '`"raw"` for blank volumes and copies', default: "qcow2", change: "replace" },

@@ -30,9 +30,15 @@ describe("lookups", function () {
     const pool = await lookupOnce("getStoragePool", host, { name: lab().pool });
     assert.strictEqual(pool.path, lab().poolDir);
     assert.strictEqual(pool.state, "running");
-    const volName = virsh(["vol-list", lab().pool]).split("\n")[0].trim().split(/\s+/)[0];
-    const vol = await lookupOnce("getVolume", host, { name: volName, pool: lab().pool });
-    assert.strictEqual(vol.key, virsh(["vol-key", "--pool", lab().pool, volName]));
+    const volName = `lookup${process.pid}.raw`;
+    virsh(["vol-create-as", lab().pool, volName, "1M", "--format", "raw"]);
+    try {
+      const vol = await lookupOnce("getVolume", host, { name: volName, pool: lab().pool });
+      assert.strictEqual(vol.key, virsh(["vol-key", "--pool", lab().pool, volName]));
+      assert.strictEqual(vol.capacityBytes, 1024 * 1024);
+    } finally {
+      virsh(["vol-delete", "--pool", lab().pool, volName]);
+    }
     await assert.rejects(
       lookupOnce("getDomain", host, { name: "no-such-domain-here" }),
       /there is no domain no-such-domain-here on this host.*virsh list --all/s,

@@ -18,7 +18,9 @@ describe("chaos (short run)", function () {
     assert.deepStrictEqual(unclearErrors(out, false), ["something failed", "TypeError: Cannot read properties of undefined"]);
     // after a Ctrl-C, the program's own gRPC channel closing is Pulumi's, not the provider's
     assert.deepStrictEqual(unclearErrors("Diagnostics:\n  pulumi:pulumi:Stack (s):\n    error: Error: Channel has been shut down\n", true), []);
-    assert.deepStrictEqual(unclearErrors("Diagnostics:\n  pulumi:pulumi:Stack (s):\n    error: Error: Channel has been shut down\n", false), ["Error: Channel has been shut down"]);
+    assert.deepStrictEqual(unclearErrors("Diagnostics:\n  pulumi:pulumi:Stack (s):\n    error: Error: Channel has been shut down\n", false), [
+      "Error: Channel has been shut down",
+    ]);
   });
 
   it("a cycle with faults of every kind leaves nothing leaked or lost, and every error is clear", async () => {

@@ -72,7 +72,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * terminated under them (grpc-js: "Channel has been shut down" once the engine closed it).
  */
 const PULUMI_SUMMARY = /^(update|destroy|preview) (failed|canceled|cancelled)$/;
-const AFTER_INTERRUPT = /interrupted \(SIG(INT|TERM)\)|cancel|transport is closing|Channel has been shut down|error reading from server|connection refused|EOF|unknown state/i;
+const AFTER_INTERRUPT =
+  /interrupted \(SIG(INT|TERM)\)|cancel|transport is closing|Channel has been shut down|error reading from server|connection refused|EOF|unknown state/i;
 
 /** The errors of a run's Diagnostics: one per "error:" line, or per bullet of "N errors occurred:". */
 function errorMessages(output: string): string[] {
