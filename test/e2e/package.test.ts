@@ -10,7 +10,18 @@ import * as os from "os";
 import * as path from "path";
 import { runCli } from "../support/cli";
 import { labEnv, repoRoot } from "../support/lab";
-import { consumerTsconfig, installedCli, legEnv, legProject, LegProject, packedTarball, programFiles, programIn, testLegs } from "../support/package";
+import {
+  consumerTsconfig,
+  installedCli,
+  isFirstLeg,
+  legEnv,
+  legProject,
+  LegProject,
+  packedTarball,
+  programFiles,
+  programIn,
+  testLegs,
+} from "../support/package";
 import { e2eStack } from "../support/pulumi";
 import { volumeNames } from "../support/virsh";
 import { tempDir } from "../support/tmp";
@@ -109,7 +120,8 @@ for (const leg of testLegs()) {
       },
     ];
 
-    for (const m of managers) {
+    // the other managers lay the same files out otherwise, whatever the Node and SDK (isFirstLeg)
+    for (const m of isFirstLeg(leg) ? managers : managers.slice(0, 1)) {
       it(`runs preview, up and destroy of a program installed with ${m.name}`, async () => {
         const lab = labEnv();
         const root = tempDir("kvm-pm-");

@@ -5,7 +5,7 @@ import * as assert from "assert";
 import * as fs from "fs";
 import * as path from "path";
 import { labEnv, repoRoot } from "../support/lab";
-import { legEnv, legProject, programFiles, programIn, projectWith, testLegs } from "../support/package";
+import { isFirstLeg, legEnv, legProject, programFiles, programIn, projectWith, testLegs } from "../support/package";
 import { e2eStack, E2eStack } from "../support/pulumi";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
 
@@ -20,7 +20,8 @@ async function types(e: E2eStack): Promise<string[]> {
     .sort();
 }
 
-for (const leg of testLegs()) {
+// the older release's state and the upgrade are the same whatever Node and SDK run them (isFirstLeg)
+for (const leg of testLegs().filter(isFirstLeg)) {
   const tag = `${process.pid}${leg.name}`;
 
   describe(`e2e [${leg.name}]: upgrading a stack made by pulumi-kvm 0.1.0`, function () {

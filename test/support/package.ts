@@ -26,6 +26,15 @@ const LEGS: Record<Leg["name"], Leg> = {
   node24: { name: "node24", sdk: "latest", node: "^24" },
 };
 
+/**
+ * Whether `leg` is the first leg run. A later leg (the newest Node and SDK) runs what depends on
+ * them: installing, type-checking and running a program, the SDK serializing its inputs; the
+ * provider's own behaviour is the same whatever runs it, so those cases run on the first leg only.
+ */
+export function isFirstLeg(leg: Leg): boolean {
+  return leg === testLegs()[0];
+}
+
 /** The legs to run: all, or those KVM_TEST_LEGS names (comma-separated). */
 export function testLegs(): Leg[] {
   const names = (process.env.KVM_TEST_LEGS ?? Object.keys(LEGS).join(","))
