@@ -1,7 +1,8 @@
 // `pulumi-kvm discover --host SPEC`: what a host holds (storage pools, networks, volumes,
 // domains) as Pulumi's import file, which `pulumi import --file` reads to write the program
 // in the project's language. Each object is read as its import will read it, so what
-// cannot be imported is named with the reason here, before any import runs.
+// cannot be imported is named with the reason here, before any import runs. With --program
+// typescript, the same objects become a program of the package's classes (discover-program.ts).
 import * as fs from "fs";
 import { parseArgs } from "util";
 import { Kind } from "../provider/kinds";
@@ -15,6 +16,7 @@ import { volumeProvider } from "../provider/resources/volume";
 import { HostConfig } from "../provider/ssh/host";
 import { parsePoolXml } from "../provider/xml/pool";
 import { uuidText } from "../provider/uuid";
+import { DiscoveredObject, typescriptProgram } from "./discover-program";
 import { parseHostSpec } from "./health-args";
 import { exportStack, recordedResources } from "./stack";
 import { planOrExit, UsageError } from "./usage";
@@ -31,10 +33,14 @@ usage: pulumi-kvm discover --host [user@]address[:port] [options]
   --out FILE          where the import file goes (default: standard output)
   --stack NAME        leave out what this stack already manages (with --cwd DIR)
   --cwd DIR           the Pulumi project directory for --stack (default: .)
+  --program typescript
+                      write a TypeScript program of this package's classes instead,
+                      each object adopted (adopt: true) as it is
   -h, --help          this help
 
 then, in a Pulumi project of any language whose stack config has the same host:
   pulumi import --file FILE --protect=false
+or, with --program typescript --out index.ts, in a TypeScript project: pulumi up
 
 exit codes: 0 written, 2 usage error, 3 the command failed (a host it cannot reach)
 docs/import.md: from a host made by hand to a stack, step by step
@@ -59,6 +65,7 @@ function parse(argv: string[]) {
       out: { type: "string" },
       stack: { type: "string" },
       cwd: { type: "string" },
+      program: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -66,8 +73,10 @@ function parse(argv: string[]) {
   });
   if (values.help) throw new UsageError("");
   if (!values.host) throw new UsageError("name the host: --host [user@]address[:port]");
+  if (values.program !== undefined && values.program !== "typescript")
+    throw new UsageError(`--program ${values.program}: only typescript (other languages: pulumi import --file writes the program)`);
   const host: HostConfig = { ...parseHostSpec(values.host), privateKeyPath: values.identity, knownHostsPath: values["known-hosts"], socketPath: values.socket };
-  return { host, out: values.out, stack: values.stack, cwd: values.cwd ?? process.cwd() };
+  return { host, out: values.out, stack: values.stack, cwd: values.cwd ?? process.cwd(), program: values.program };
 }
 
 const KINDS_ON_HOST = { StoragePool: storagePoolProvider, Network: networkProvider, Volume: volumeProvider, Domain: domainProvider } as const;
@@ -106,21 +115,28 @@ async function managedIds(stack: string, cwd: string): Promise<Set<string>> {
   return ids;
 }
 
-export async function discover(host: HostConfig, pool: HostPool, version: string, skip: Set<string>, warn: (s: string) => void): Promise<ImportEntry[]> {
-  const found: { kind: Kind; name: string; id: string }[] = [];
+/** Every object on the host that can be imported, read as its import reads it, with a unique name. */
+export async function discover(host: HostConfig, pool: HostPool, skip: Set<string>, warn: (s: string) => void): Promise<(DiscoveredObject & { id: string })[]> {
+  const found: { kind: Kind; name: string; id: string; inputs: Record<string, unknown> }[] = [];
   const listed = await pool.run(host, (lv) => objectIds(lv));
   for (const o of listed) {
     if (skip.has(o.id)) continue;
     try {
       // read as the import will: what cannot be imported is said now
       const { inputs } = await KINDS_ON_HOST[o.kind].importObject!(o.id, host);
-      found.push({ kind: o.kind, name: (inputs as { name: string }).name, id: o.id });
+      const stated = inputs as unknown as Record<string, unknown>;
+      found.push({ kind: o.kind, name: String(stated.name), id: o.id, inputs: stated });
     } catch (err) {
       warn(`left out ${o.label}: ${(err as Error).message}\n`);
     }
   }
   const names = uniqueNames(found);
-  return found.map((o, i) => ({ type: `kvm:index:${o.kind}`, name: names[i], id: o.id, version }));
+  return found.map((o, i) => ({ ...o, name: names[i] }));
+}
+
+/** Pulumi's import file: each object with its type, name, ID and the plugin version that reads it. */
+export function importFile(objects: { kind: Kind; name: string; id: string }[], version: string): { resources: ImportEntry[] } {
+  return { resources: objects.map((o) => ({ type: `kvm:index:${o.kind}`, name: o.name, id: o.id, version })) };
 }
 
 export async function discoverCommand(argv: string[], version: string): Promise<number> {
@@ -130,11 +146,11 @@ export async function discoverCommand(argv: string[], version: string): Promise<
   // the pool the kinds' imports use: one connection for the listing and the reads
   const pool = hostPool;
   try {
-    const resources = await discover(plan.host, pool, version, skip, (s) => process.stderr.write(`pulumi-kvm discover: ${s}`));
-    const file = JSON.stringify({ resources }, null, 2) + "\n";
+    const objects = await discover(plan.host, pool, skip, (s) => process.stderr.write(`pulumi-kvm discover: ${s}`));
+    const file = plan.program ? typescriptProgram(plan.host, objects, hostLabel(plan.host)) : JSON.stringify(importFile(objects, version), null, 2) + "\n";
     if (plan.out) {
       fs.writeFileSync(plan.out, file);
-      process.stderr.write(`pulumi-kvm discover: ${resources.length} object(s) of ${hostLabel(plan.host)} written to ${plan.out}\n`);
+      process.stderr.write(`pulumi-kvm discover: ${objects.length} object(s) of ${hostLabel(plan.host)} written to ${plan.out}\n`);
     } else process.stdout.write(file);
     return 0;
   } finally {
