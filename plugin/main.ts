@@ -5,9 +5,12 @@
 // from the first line).
 import { main } from "@pulumi/pulumi/provider";
 import { configuredHost, serveConfiguration } from "./config-service";
+import { logToEngine } from "./engine-log";
 import { kvmProvider } from "./provider";
 
 const { version } = require("../../package.json") as { version: string };
 
+const args = process.argv.slice(2);
+logToEngine(args);
 serveConfiguration();
-void main(kvmProvider(version, configuredHost), process.argv.slice(2));
+void main(kvmProvider(version, configuredHost), args);

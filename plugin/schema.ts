@@ -63,12 +63,16 @@ function inputProperty(p: Property<unknown, unknown>) {
 
 const outputProperty = (o: OutputProperty) => ({ ...schemaType(o.type), description: o.doc });
 
-const required = (fields: Record<string, Field>) => {
-  const names = Object.entries(fields)
-    .filter(([, f]) => f.required)
-    .map(([k]) => k);
-  return names.length ? { required: names } : {};
-};
+/** `{ [key]: names }`, or nothing where there are none (the CLI drops empty lists from a schema it serves). */
+const nonEmpty = <K extends string>(key: K, names: string[]) => (names.length ? { [key]: names } : {}) as Partial<Record<K, string[]>>;
+
+const required = (fields: Record<string, Field>) =>
+  nonEmpty(
+    "required",
+    Object.entries(fields)
+      .filter(([, f]) => f.required)
+      .map(([k]) => k),
+  );
 
 /** A structured value as a schema object type: its fields, typed and described. */
 const objectType = (t: ObjectType<unknown>) => ({
@@ -114,7 +118,11 @@ function resourceOf(kind: Kind) {
   return {
     description: `A libvirt ${kind} of a host reached over SSH (docs/resources.md of pulumi-kvm).`,
     inputProperties: Object.fromEntries(inputs.map(([k, p]) => [k, inputProperty(p)])),
-    requiredInputs: inputs.filter(([k, p]) => p.required && !FROM_PROVIDER.includes(k)).map(([k]) => k),
+    // left out when empty, as the CLI serves it
+    ...nonEmpty(
+      "requiredInputs",
+      inputs.filter(([k, p]) => p.required && !FROM_PROVIDER.includes(k)).map(([k]) => k),
+    ),
     // what every object has: required inputs, those check fills in, and the outputs always reported
     required: [
       ...inputs.filter(([k, p]) => p.required || p.default !== undefined || decl.namedBy.includes(k)).map(([k]) => k),

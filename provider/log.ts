@@ -1,12 +1,15 @@
-// The provider's log: one line per event, to stderr unless a sink is set (tests set one).
+// The provider's log: one line per event, to stderr unless a sink is set (the plugin sets
+// the engine's log, tests set their own).
 // Level from PULUMI_KVM_LOG: 0 off, 1 one line per RPC and progress, 2 also XML.
 
-export type LogSink = (line: string) => void;
+export type LogSeverity = "info" | "warning";
+export type LogSink = (line: string, severity: LogSeverity) => void;
 
-let sink: LogSink = (line) => process.stderr.write(line + "\n");
+const toStderr: LogSink = (line) => process.stderr.write(line + "\n");
+let sink: LogSink = toStderr;
 
 export function setLogSink(next: LogSink | undefined): void {
-  sink = next ?? ((line) => process.stderr.write(line + "\n"));
+  sink = next ?? toStderr;
 }
 
 export function logLevel(): number {
@@ -15,10 +18,10 @@ export function logLevel(): number {
 }
 
 export function log(line: string, level = 1): void {
-  if (logLevel() >= level) sink(`pulumi-kvm ${line}`);
+  if (logLevel() >= level) sink(`pulumi-kvm ${line}`, "info");
 }
 
 /** Always written: warnings users need to see whatever the level. */
 export function warn(line: string): void {
-  sink(`pulumi-kvm warning: ${line}`);
+  sink(`pulumi-kvm warning: ${line}`, "warning");
 }

@@ -96,10 +96,10 @@ describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
 
   it("serves the schema generated from the declarations (pulumi package get-schema kvm)", () => {
     const served = execFileSync("pulumi", ["package", "get-schema", "kvm"], { env: { ...process.env, ...e!.env }, encoding: "utf8" });
-    // the CLI hands it back bound and serialized again: the provider's settings as config variables
+    // the CLI hands it back bound and serialized again: the provider's settings as config variables, sorted
     const { config, ...schema } = JSON.parse(served) as { config: { variables?: Record<string, unknown> } };
     const { config: declared, ...expected } = packageSchema(version);
-    assert.deepStrictEqual(Object.keys(config.variables ?? {}), Object.keys(declared.variables));
+    assert.deepStrictEqual(Object.keys(config.variables ?? {}).sort(), Object.keys(declared.variables).sort());
     assert.deepStrictEqual(schema, expected);
   });
 

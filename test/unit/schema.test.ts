@@ -29,7 +29,7 @@ describe("plugin schema", () => {
         assert.strictEqual(input.replaceOnChanges, p.change === "replace" ? true : undefined, name);
         assert.strictEqual(input.secret, p.secret ? true : undefined, name);
         assert.ok(String(input.description).startsWith(p.doc), name);
-        assert.strictEqual(r.requiredInputs.includes(name), !!p.required && name !== "host", `${name} (host: the provider's where left out)`);
+        assert.strictEqual((r.requiredInputs ?? []).includes(name), !!p.required && name !== "host", `${name} (host: the provider's where left out)`);
         if (typeof p.default === "string" || typeof p.default === "boolean" || typeof p.default === "number") {
           const ofType = input.type === "integer" ? Number.isInteger(p.default) : input.type === typeof p.default;
           assert.strictEqual(input.default, ofType ? p.default : undefined, name);
