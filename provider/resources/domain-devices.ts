@@ -9,8 +9,11 @@ import { deepEqual } from "./common";
 import type { DiskInput, DomainInputs, InterfaceInput } from "./domain-inputs";
 import { findPool, findVolume } from "./storage";
 
-/** How long a guest has to release a detached device before the detach fails. */
-export const DETACH_WAIT_MS = 30_000;
+/** How long a guest has to release a detached device before the detach fails: PULUMI_KVM_DETACH_TIMEOUT seconds, default 30. */
+function detachWaitMs(): number {
+  const s = Number(process.env.PULUMI_KVM_DETACH_TIMEOUT ?? 30);
+  return (Number.isFinite(s) && s > 0 ? s : 30) * 1000;
+}
 
 /** A disk's identity: its volume in its pool. Its format and base only confirm the volume's. */
 const diskKey = (d: DiskInput) => `${d.pool ?? "default"}/${d.volume}`;
@@ -60,7 +63,7 @@ const newMac = () => `52:54:00:${[...crypto.randomBytes(3)].map((b) => b.toStrin
 /**
  * Attaches and detaches on the running VM and in its definition (only the definition of a
  * stopped one). A detach waits for the guest to release the device; when it does not within
- * DETACH_WAIT_MS, the update fails with the definition unchanged.
+ * PULUMI_KVM_DETACH_TIMEOUT, the update fails with the definition unchanged.
  */
 export async function applyDeviceChanges(
   lv: Libvirt,
@@ -148,13 +151,18 @@ async function detach(
   const runningHas = async () => present(parseDomainXml(await lv.domainXml(dom, 0)));
   if (active && (await runningHas())) {
     await lv.detachDevice(dom, xml, Impact.LIVE);
-    const deadline = Date.now() + DETACH_WAIT_MS;
+    const waitMs = detachWaitMs();
+    const deadline = Date.now() + waitMs;
     while (await runningHas()) {
       if (Date.now() > deadline) {
-        throw new KvmError("timeout", `domain ${name}: the guest did not release ${what} within ${DETACH_WAIT_MS / 1000} s; its definition is unchanged`, {
-          host,
-          fix: "The guest must support hot-unplug (ACPI; a Linux kernel does) and be running, not paused; stop using the device in the guest, or set running: false for the change, then pulumi up again",
-        });
+        throw new KvmError(
+          "timeout",
+          `domain ${name}: the guest did not release ${what} within ${waitMs / 1000} s (PULUMI_KVM_DETACH_TIMEOUT); its definition is unchanged`,
+          {
+            host,
+            fix: "The guest must support hot-unplug (ACPI; a Linux kernel does) and be running, not paused; stop using the device in the guest, or set running: false for the change, then pulumi up again; a slow guest (software emulation) may need a longer PULUMI_KVM_DETACH_TIMEOUT",
+          },
+        );
       }
       await new Promise((r) => setTimeout(r, 500));
     }

@@ -13,7 +13,7 @@ import * as path from "path";
 import { e2eStack, E2eStack } from "../support/pulumi";
 import { labEnv, quickstartLabConfig } from "../support/lab";
 import { runCli } from "../support/cli";
-import { installedCli, legEnv, legProject, programFiles, programIn, testLegs } from "../support/package";
+import { installedCli, legEnv, legProject, programFiles, programIn, testLegs, programEnv } from "../support/package";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
 import { assertDomainXmlValid } from "../support/xml-schema";
 import { tempDir } from "../support/tmp";
@@ -84,7 +84,7 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
       dir,
       `cloud${tag}`,
       { prefix: tag, memory: "1024", maxMemory: "2048", maxVcpu: "2", publicKey: fs.readFileSync(`${key}.pub`, "utf8").trim() },
-      legEnv(legProject(leg)),
+      programEnv(legProject(leg)),
     );
     // getting-started's steps, as its text gives them: the host, the image, the public key; memory and disk as the program's defaults
     const quickstart = programIn(legProject(leg), "getting-started", {

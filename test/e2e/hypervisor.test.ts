@@ -12,7 +12,7 @@ import * as fs from "fs";
 import { execFileSync } from "child_process";
 import { e2eStack, E2eStack } from "../support/pulumi";
 import { runCli } from "../support/cli";
-import { installedCli, legEnv, legProject, programFiles, programIn, testLegs } from "../support/package";
+import { installedCli, legProject, programFiles, programIn, testLegs, programEnv } from "../support/package";
 import { domainNames, networkNames, poolNames, virsh } from "../support/virsh";
 
 const leg = testLegs()[0];
@@ -29,7 +29,7 @@ describe(`e2e [${leg.name}]: a bare hypervisor set up from Pulumi alone`, functi
 
   before(async () => {
     dir = programIn(legProject(leg), "hypervisor", programFiles("hypervisor"));
-    e = await e2eStack(dir, prefix, { prefix, subnet }, legEnv(legProject(leg)));
+    e = await e2eStack(dir, prefix, { prefix, subnet }, programEnv(legProject(leg)));
   });
   after(async () => {
     if (e) {

@@ -12,7 +12,7 @@ import { e2eStack, E2eStack } from "../support/pulumi";
 import { running } from "../support/pids";
 import { descendants, PulumiRun, runPulumi, until } from "../support/pulumi-process";
 import { labEnv } from "../support/lab";
-import { legEnv, legProject, programFiles, programIn, testLegs } from "../support/package";
+import { legProject, programFiles, programIn, testLegs, programEnv } from "../support/package";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
 import { tempDir } from "../support/tmp";
 
@@ -45,7 +45,7 @@ describe(`e2e [${leg.name}]: Ctrl-C during pulumi up`, function () {
   async function userStack(config: Record<string, string>): Promise<E2eStack & { prefix: string }> {
     const prefix = `${tag}x${++runs}`;
     const dir = programIn(legProject(leg), "interrupt", programFiles("user"));
-    const e = await e2eStack(dir, prefix, { prefix, ...config }, { ...legEnv(legProject(leg)), PULUMI_KVM_JOURNAL: journal });
+    const e = await e2eStack(dir, prefix, { prefix, ...config }, { ...programEnv(legProject(leg)), PULUMI_KVM_JOURNAL: journal });
     return Object.assign(e, { prefix });
   }
   const ours = (prefix: string) => ({

@@ -6,7 +6,7 @@
 import * as assert from "assert";
 import { diagnostics, e2eStack, E2eStack } from "../support/pulumi";
 import { labEnv } from "../support/lab";
-import { legEnv, legProject, programFiles, programIn, testLegs } from "../support/package";
+import { legProject, programFiles, programIn, testLegs, programEnv } from "../support/package";
 import { domainNames, volumeNames } from "../support/virsh";
 
 const leg = testLegs()[0];
@@ -40,7 +40,7 @@ describe(`e2e [${leg.name}]: 30 resources on one host in one pulumi up`, functio
     volumesBefore = volumeNames(lab);
     domainsBefore = domainNames();
     const dir = programIn(legProject(leg), "load", programFiles("load"));
-    e = await e2eStack(dir, prefix, { prefix }, { ...legEnv(legProject(leg)), PULUMI_KVM_LOG: "1" });
+    e = await e2eStack(dir, prefix, { prefix }, { ...programEnv(legProject(leg)), PULUMI_KVM_LOG: "1" });
   });
   after(async () => {
     if (e) {

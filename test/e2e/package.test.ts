@@ -21,6 +21,7 @@ import {
   programFiles,
   programIn,
   testLegs,
+  TEST_PROGRAMS,
 } from "../support/package";
 import { e2eStack } from "../support/pulumi";
 import { volumeNames } from "../support/virsh";
@@ -34,6 +35,17 @@ for (const leg of testLegs()) {
   describe(`e2e [${leg.name}]: the package as users install it`, function () {
     this.timeout(600_000);
     let project: LegProject;
+
+    /** `tsc --noEmit` of the TypeScript under `dir` with `tsconfig`, by the leg's TypeScript and node. */
+    function typeCheck(dir: string, tsconfig: string): void {
+      fs.writeFileSync(path.join(dir, "tsconfig.json"), tsconfig);
+      const tsc = path.join(project.root, "node_modules", "typescript", "bin", "tsc");
+      try {
+        execFileSync(project.node, [tsc, "--noEmit", "-p", dir], { encoding: "utf8" });
+      } catch (err) {
+        assert.fail(`tsc failed:\n${(err as { stdout?: string }).stdout}`);
+      }
+    }
 
     before(() => {
       project = legProject(leg);
@@ -78,15 +90,14 @@ for (const leg of testLegs()) {
     ]) {
       it(`type-checks a strict consumer (skipLibCheck off) with moduleResolution ${moduleResolution}`, () => {
         const dir = programIn(project, `consumer-${moduleResolution}`, { "index.ts": "test/programs/consumer/index.ts" });
-        fs.writeFileSync(path.join(dir, "tsconfig.json"), consumerTsconfig(moduleResolution, module));
-        const tsc = path.join(project.root, "node_modules", "typescript", "bin", "tsc");
-        try {
-          execFileSync(project.node, [tsc, "--noEmit", "-p", dir], { encoding: "utf8" });
-        } catch (err) {
-          assert.fail(`tsc failed:\n${(err as { stdout?: string }).stdout}`);
-        }
+        typeCheck(dir, consumerTsconfig(moduleResolution, module));
       });
     }
+
+    it("type-checks the test programs against the installed package (their runs only transpile: programEnv)", () => {
+      for (const name of TEST_PROGRAMS) programIn(project, `typecheck/${name}`, programFiles(name));
+      typeCheck(path.join(project.root, "programs", "typecheck"), consumerTsconfig());
+    });
 
     it("installs a command that runs on the leg's node: --version and health --help", async () => {
       const installed = { node: project.node, cli: installedCli(project) };

@@ -8,7 +8,7 @@ import { e2eStack, E2eStack, probesPerHost } from "../support/pulumi";
 import { runCli } from "../support/cli";
 import { acceptedLogins } from "../support/hosts";
 import { fleetLabConfig, labEnv, quickstartLabConfig } from "../support/lab";
-import { installedCli, isFirstLeg, legEnv, legProject, programIn, testLegs } from "../support/package";
+import { installedCli, isFirstLeg, itOnFirstLeg, legEnv, legProject, programIn, testLegs, programEnv } from "../support/package";
 import { startSshd } from "../support/sshd";
 import { tempDir } from "../support/tmp";
 import { domainNames, virsh, volumeNames, withForeignDomain } from "../support/virsh";
@@ -26,6 +26,8 @@ for (const leg of testLegs()) {
       "examples/quickstart/index.ts": "examples/quickstart/index.ts",
     });
   }
+
+  const firstLeg = (title: string, fn: Mocha.AsyncFunc) => itOnFirstLeg(leg, title, fn);
 
   describe(`e2e [${leg.name}]: the quickstart with the real Pulumi CLI`, function () {
     this.timeout(600_000);
@@ -84,7 +86,9 @@ for (const leg of testLegs()) {
       assertDomainXmlValid(`${prefix}-vm`);
     });
 
-    it("pulumi-kvm console shows the VM's boot output as it restarts, read only, until it is stopped", async () => {
+    // the commands read the stack and speak to the host as the provider does, whatever the Node and SDK (isFirstLeg);
+    // the later leg's install runs the command (package e2e)
+    firstLeg("pulumi-kvm console shows the VM's boot output as it restarts, read only, until it is stopped", async () => {
       const installed = { node: legProject(leg).node, cli: installedCli(legProject(leg)) };
       let reset = false;
       const read = await runCli(["console", `${prefix}-vm`, "--stack", e.stack.name, "--cwd", program, "--follow"], {
@@ -108,7 +112,7 @@ for (const leg of testLegs()) {
       assert.ok(!read.stdout.includes("\u001b"), "no escape sequences reach the terminal");
     });
 
-    it("pulumi-kvm health --stack reports the stack's host and resources, and a VM destroyed out of band as drift", async () => {
+    firstLeg("pulumi-kvm health --stack reports the stack's host and resources, and a VM destroyed out of band as drift", async () => {
       const args = ["health", "--stack", e.stack.name, "--cwd", program, "--json"];
       const installed = { node: legProject(leg).node, cli: installedCli(legProject(leg)) };
       const ok = await runCli(args, { env: e.env, installed });
@@ -195,7 +199,7 @@ for (const leg of testLegs()) {
           quickstartProgram(),
           `e2etcp${tag}`,
           { ...quickstartLabConfig(), port: String(sshd.port), prefix: `tcp${tag}` },
-          legEnv(legProject(leg)),
+          programEnv(legProject(leg)),
         );
         try {
           await assert.rejects(e.stack.preview(), (err: Error) => {
@@ -215,7 +219,7 @@ for (const leg of testLegs()) {
         virsh(["pool-define-as", name, "dir", "--target", path.join(lab.poolDir, "..", name)]);
         let e: E2eStack | undefined;
         try {
-          e = await e2eStack(quickstartProgram(), `e2epool${tag}`, { ...quickstartLabConfig(), pool: name, prefix: `pl${tag}` }, legEnv(legProject(leg)));
+          e = await e2eStack(quickstartProgram(), `e2epool${tag}`, { ...quickstartLabConfig(), pool: name, prefix: `pl${tag}` }, programEnv(legProject(leg)));
           await assert.rejects(e.stack.preview(), (err: Error) => {
             assert.match(err.message, new RegExp(`storage pool "${name}" is inactive`));
             assert.match(err.message, /stage: pool/);
@@ -242,7 +246,7 @@ for (const leg of testLegs()) {
           path.join(fleet, "examples", "fleet"),
           `e2efleet${tag}`,
           { ...fleetLabConfig(), count: "6" },
-          { PULUMI_KVM_LOG: "1", ...legEnv(legProject(leg)) },
+          { PULUMI_KVM_LOG: "1", ...programEnv(legProject(leg)) },
         );
         try {
           const before = [acceptedLogins(lab.sshdLog), acceptedLogins(lab.sshdLog2)];

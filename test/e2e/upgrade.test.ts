@@ -5,7 +5,7 @@ import * as assert from "assert";
 import * as fs from "fs";
 import * as path from "path";
 import { labEnv, repoRoot } from "../support/lab";
-import { isFirstLeg, legEnv, legProject, programFiles, programIn, projectWith, testLegs } from "../support/package";
+import { isFirstLeg, legProject, programFiles, programIn, projectWith, testLegs, programEnv } from "../support/package";
 import { e2eStack, E2eStack } from "../support/pulumi";
 import { domainNames, virsh, volumeNames } from "../support/virsh";
 
@@ -33,13 +33,8 @@ for (const leg of testLegs().filter(isFirstLeg)) {
       const domainsBefore = domainNames();
       const old = projectWith(path.join(repoRoot, "test", "fixtures", "pulumi-kvm-0.1.0.tgz"), leg);
       const prefix = `upg${tag}`;
-      // today's user program; 0.1.0's types lack what later cases use, so that run only transpiles
-      const before = await e2eStack(
-        programIn(old, "user", userFiles),
-        prefix,
-        { prefix, domain: "minimal" },
-        { ...legEnv(old), PULUMI_NODEJS_TRANSPILE_ONLY: "true" },
-      );
+      // today's user program; 0.1.0's types lack what later cases use, so its run only transpiles (as every test program's does)
+      const before = await e2eStack(programIn(old, "user", userFiles), prefix, { prefix, domain: "minimal" }, programEnv(old));
       let after: E2eStack | undefined;
       try {
         const made = await before.stack.up();
@@ -49,7 +44,7 @@ for (const leg of testLegs().filter(isFirstLeg)) {
 
         const dir = programIn(legProject(leg), "upgraded", userFiles);
         fs.copyFileSync(path.join(before.stack.workspace.workDir, `Pulumi.${prefix}.yaml`), path.join(dir, `Pulumi.${prefix}.yaml`));
-        after = await e2eStack(dir, prefix, {}, legEnv(legProject(leg)), before.backend);
+        after = await e2eStack(dir, prefix, {}, programEnv(legProject(leg)), before.backend);
         assert.deepStrictEqual(only((await after.stack.preview()).changeSummary), { same: 4 }, "the alias matches: nothing is created, replaced or deleted");
         const up = await after.stack.up();
         assert.strictEqual(up.summary.result, "succeeded");

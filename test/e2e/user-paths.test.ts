@@ -13,17 +13,14 @@ import * as path from "path";
 import { e2eStack, E2eStack } from "../support/pulumi";
 import { FileServer } from "../support/http-server";
 import { labEnv } from "../support/lab";
-import { isFirstLeg, legEnv, legProject, programFiles, programIn, testLegs } from "../support/package";
+import { itOnFirstLeg, legProject, programFiles, programIn, testLegs, programEnv } from "../support/package";
 import { domainNames, leases, virsh, volumeNames } from "../support/virsh";
 import { assertDomainXmlValid } from "../support/xml-schema";
 import { tempDir } from "../support/tmp";
 
 for (const leg of testLegs()) {
   const tag = `${process.pid}${leg.name}`;
-  /** Registers a case on the first leg only (isFirstLeg). */
-  const firstLeg = (title: string, fn: Mocha.AsyncFunc): void => {
-    if (isFirstLeg(leg)) it(title, fn);
-  };
+  const firstLeg = (title: string, fn: Mocha.AsyncFunc) => itOnFirstLeg(leg, title, fn);
 
   /** test/programs/user installed as `programs/NAME` of the leg's project (the package from its tarball). */
   const userProgram = (name: string) => programIn(legProject(leg), name, programFiles("user"));
@@ -33,7 +30,7 @@ for (const leg of testLegs()) {
   /** A stack of the user program with a fresh prefix; everything it made is destroyed after. */
   async function userStack(config: Record<string, string>, workDir = userProgram("user"), backend?: string): Promise<E2eStack & { prefix: string }> {
     const prefix = `up${tag}x${++runs}`;
-    const e = await e2eStack(workDir, `u${tag}x${runs}`, { prefix, ...config }, legEnv(legProject(leg)), backend);
+    const e = await e2eStack(workDir, `u${tag}x${runs}`, { prefix, ...config }, programEnv(legProject(leg)), backend);
     return Object.assign(e, { prefix });
   }
 
@@ -150,7 +147,7 @@ for (const leg of testLegs()) {
         userProgram("copy"),
         `u${tag}xcopy`,
         { prefix, imagePath: big, disk: "copy" },
-        { ...legEnv(legProject(leg)), PULUMI_KVM_CALL_TIMEOUT: "1", PULUMI_KVM_LOG: "1" },
+        { ...programEnv(legProject(leg)), PULUMI_KVM_CALL_TIMEOUT: "1", PULUMI_KVM_LOG: "1" },
       );
       try {
         const up = await e.stack.up();
@@ -195,7 +192,7 @@ for (const leg of testLegs()) {
         let other: E2eStack | undefined;
         try {
           const first = await e.stack.up();
-          other = await e2eStack(checkouts[1], e.stack.name, {}, legEnv(legProject(leg)), e.backend);
+          other = await e2eStack(checkouts[1], e.stack.name, {}, programEnv(legProject(leg)), e.backend);
           fs.copyFileSync(path.join(checkouts[0], `Pulumi.${e.stack.name}.yaml`), path.join(checkouts[1], `Pulumi.${e.stack.name}.yaml`));
           assert.deepStrictEqual(only((await other.stack.preview()).changeSummary), { same: 3 }, "the same bytes from another directory");
           // a moved file with the same bytes, and the sha256 that matches: at most an update
@@ -248,7 +245,7 @@ for (const leg of testLegs()) {
         assert.strictEqual((await e.stack.up()).summary.result, "succeeded");
         const recorded = (await e.stack.exportStack()).deployment.resources.find((r: { type: string }) => r.type.endsWith("kvm:Image"));
         assert.strictEqual(recorded.outputs.host.privateKeyPath, "./id_lab", "recorded as written");
-        other = await e2eStack(checkouts[1], e.stack.name, {}, legEnv(legProject(leg)), e.backend);
+        other = await e2eStack(checkouts[1], e.stack.name, {}, programEnv(legProject(leg)), e.backend);
         fs.copyFileSync(path.join(checkouts[0], `Pulumi.${e.stack.name}.yaml`), path.join(checkouts[1], `Pulumi.${e.stack.name}.yaml`));
         fs.rmSync(checkouts[0], { recursive: true, force: true });
         // refresh and destroy use what the stack recorded: its key resolves in this checkout

@@ -196,13 +196,20 @@ describe("Domain", function () {
     const plugged = (await domainProvider.update(web.uuid, web, withNic)).outs;
     const without = await checked(domainProvider, { ...plugged, networkInterfaces: web.networkInterfaces }, plugged);
     virsh(["suspend", web.name]);
+    process.env.PULUMI_KVM_DETACH_TIMEOUT = "4";
     try {
       await assert.rejects(domainProvider.update(web.uuid, plugged, without), (err: Error) => {
-        assert.match(err.message, new RegExp(`domain ${web.name}: the guest did not release interface ${pinned} within 30 s; its definition is unchanged`));
+        assert.match(
+          err.message,
+          new RegExp(
+            `domain ${web.name}: the guest did not release interface ${pinned} within 4 s \\(PULUMI_KVM_DETACH_TIMEOUT\\); its definition is unchanged`,
+          ),
+        );
         return true;
       });
       assert.ok(virsh(["dumpxml", "--inactive", web.name]).includes(pinned), "the definition still has the NIC");
     } finally {
+      delete process.env.PULUMI_KVM_DETACH_TIMEOUT;
       virsh(["resume", web.name]);
     }
     // the resumed guest lets go of the NIC it was asked to release; the next update takes it out of the definition too

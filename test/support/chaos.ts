@@ -12,7 +12,7 @@ import { e2eStack, E2eStack } from "./pulumi";
 import { PulumiRun, runPulumi } from "./pulumi-process";
 import { LabEnv } from "./lab";
 import { killSshd, restartLibvirtd } from "./lab-faults";
-import { legEnv, legProject, programFiles, programIn, testLegs } from "./package";
+import { legProject, programFiles, programIn, testLegs, programEnv } from "./package";
 import { knownHostsFor } from "./sshd";
 import { TcpProxy } from "./tcp-proxy";
 import { domainNames, volumeNames } from "./virsh";
@@ -135,7 +135,7 @@ export async function runChaos(lab: LabEnv, opts: ChaosOptions): Promise<ChaosFi
         work,
       ),
     },
-    { ...legEnv(legProject(leg)), PULUMI_KVM_JOURNAL: path.join(work, "leftovers.json") },
+    { ...programEnv(legProject(leg)), PULUMI_KVM_JOURNAL: path.join(work, "leftovers.json") },
   );
   // every kind comes up in turn, in an order the seed shuffles
   const deck: Fault[] = [];
