@@ -1,8 +1,9 @@
 // `pulumi-kvm discover --program typescript`: what a host holds as a TypeScript program of
 // the package's classes, each object adopted (`adopt: true`) with the inputs its import
 // reads, so its first `pulumi up` takes the objects over as they are and changes nothing
-// on the host. A domain depends on the volumes and networks its devices name, a volume on
-// its pool and its base, so destroy removes them in an order libvirt accepts.
+// on the host. A domain depends on the volumes and networks its devices name (a disk on an
+// adopted volume is that kvm.Volume), a volume on its pool and its base, so destroy removes
+// them in an order libvirt accepts.
 import { Kind } from "../provider/kinds";
 import { HostConfig } from "../provider/ssh/host";
 
@@ -70,8 +71,28 @@ function identifiers(objects: DiscoveredObject[]): string[] {
   });
 }
 
-/** An object literal's members, one a line, as JSON writes them (a valid TypeScript literal). */
-const literalMembers = (value: Record<string, unknown>) => JSON.stringify(value, null, 2).slice(1, -1);
+/** A value that stands for the variable `id` in the program (written as `id`, not a string). */
+const variable = (id: string) => `\u0000${id}\u0000`;
+
+/** An object literal's members, one a line, as JSON writes them (a valid TypeScript literal), variables as themselves. */
+const literalMembers = (value: Record<string, unknown>) =>
+  JSON.stringify(value, null, 2)
+    .slice(1, -1)
+    .replace(/"\\u0000([A-Za-z0-9_$]+)\\u0000"/g, "$1");
+
+/**
+ * A domain's disks on volumes of the program as those kvm.Volumes themselves: the SDK brings a
+ * Volume's recorded base and identity (an overlay given by name alone is refused, its base never
+ * read from the file).
+ */
+function withVolumes(o: DiscoveredObject, inputs: Record<string, unknown>, byRef: Map<string, string>): Record<string, unknown> {
+  if (o.kind !== "Domain" || !Array.isArray(inputs.disks)) return inputs;
+  const disks = (inputs.disks as { volume?: string; pool?: string }[]).map((d) => {
+    const id = d.volume === undefined ? undefined : byRef.get(refKey("Volume", d.volume, d.pool));
+    return id ? { ...d, volume: variable(id) } : d;
+  });
+  return { ...inputs, disks };
+}
 
 /** `objects` in an order where each comes after what it names: pools and networks, then volumes (a base before its overlays), then domains. */
 function dependencyOrder(objects: DiscoveredObject[]): DiscoveredObject[] {
@@ -116,7 +137,9 @@ export function typescriptProgram(host: HostConfig, objects: DiscoveredObject[],
       ),
     ];
     const options = deps.length ? `, { dependsOn: [${deps.join(", ")}] }` : "";
-    lines.push(`export const ${ids[n]} = new kvm.${o.kind}(${JSON.stringify(o.name)}, {\n  host,\n  adopt: true,${literalMembers(inputs)}}${options});`);
+    lines.push(
+      `export const ${ids[n]} = new kvm.${o.kind}(${JSON.stringify(o.name)}, {\n  host,\n  adopt: true,${literalMembers(withVolumes(o, inputs, byRef))}}${options});`,
+    );
   });
   return lines.join("\n") + "\n";
 }

@@ -31,6 +31,7 @@ usage: pulumi-kvm discover --host [user@]address[:port] [options]
   --known-hosts FILE  known_hosts to verify the host key (kvm:knownHostsPath)
   --socket PATH       libvirtd's socket on the host (kvm:socketPath)
   --out FILE          where the import file goes (default: standard output)
+  --match REGEX       only the objects whose libvirt name matches (e.g. '^web-')
   --stack NAME        leave out what this stack already manages (with --cwd DIR)
   --cwd DIR           the Pulumi project directory for --stack (default: .)
   --program typescript
@@ -63,6 +64,7 @@ function parse(argv: string[]) {
       "known-hosts": { type: "string" },
       socket: { type: "string" },
       out: { type: "string" },
+      match: { type: "string" },
       stack: { type: "string" },
       cwd: { type: "string" },
       program: { type: "string" },
@@ -76,21 +78,31 @@ function parse(argv: string[]) {
   if (values.program !== undefined && values.program !== "typescript")
     throw new UsageError(`--program ${values.program}: only typescript (other languages: pulumi import --file writes the program)`);
   const host: HostConfig = { ...parseHostSpec(values.host), privateKeyPath: values.identity, knownHostsPath: values["known-hosts"], socketPath: values.socket };
-  return { host, out: values.out, stack: values.stack, cwd: values.cwd ?? process.cwd(), program: values.program };
+  return { host, out: values.out, stack: values.stack, cwd: values.cwd ?? process.cwd(), program: values.program, match: nameMatch(values.match) };
+}
+
+/** --match as a regular expression, or a usage error naming it. */
+function nameMatch(source: string | undefined): RegExp | undefined {
+  if (source === undefined) return undefined;
+  try {
+    return new RegExp(source);
+  } catch (err) {
+    throw new UsageError(`--match ${source}: not a regular expression (${(err as Error).message})`);
+  }
 }
 
 const KINDS_ON_HOST = { StoragePool: storagePoolProvider, Network: networkProvider, Volume: volumeProvider, Domain: domainProvider } as const;
 
 /** The IDs of every object on the host, by kind, as a create would record them. */
-async function objectIds(lv: Libvirt): Promise<{ kind: keyof typeof KINDS_ON_HOST; id: string; label: string }[]> {
-  const out: { kind: keyof typeof KINDS_ON_HOST; id: string; label: string }[] = [];
+async function objectIds(lv: Libvirt): Promise<{ kind: keyof typeof KINDS_ON_HOST; id: string; name: string; label: string }[]> {
+  const out: { kind: keyof typeof KINDS_ON_HOST; id: string; name: string; label: string }[] = [];
   for (const pool of await lv.listPools()) {
-    out.push({ kind: "StoragePool", id: uuidText(pool.uuid), label: `storage pool ${pool.name}` });
+    out.push({ kind: "StoragePool", id: uuidText(pool.uuid), name: pool.name, label: `storage pool ${pool.name}` });
     if (parsePoolXml(await lv.poolXml(pool)).type !== "dir" || !(await lv.poolIsActive(pool))) continue;
-    for (const vol of await lv.listVolumes(pool)) out.push({ kind: "Volume", id: vol.key, label: `volume ${pool.name}/${vol.name}` });
+    for (const vol of await lv.listVolumes(pool)) out.push({ kind: "Volume", id: vol.key, name: vol.name, label: `volume ${pool.name}/${vol.name}` });
   }
-  for (const net of await lv.listNetworks()) out.push({ kind: "Network", id: uuidText(net.uuid), label: `network ${net.name}` });
-  for (const dom of await lv.listDomains()) out.push({ kind: "Domain", id: uuidText(dom.uuid), label: `domain ${dom.name}` });
+  for (const net of await lv.listNetworks()) out.push({ kind: "Network", id: uuidText(net.uuid), name: net.name, label: `network ${net.name}` });
+  for (const dom of await lv.listDomains()) out.push({ kind: "Domain", id: uuidText(dom.uuid), name: dom.name, label: `domain ${dom.name}` });
   return out;
 }
 
@@ -115,12 +127,18 @@ async function managedIds(stack: string, cwd: string): Promise<Set<string>> {
   return ids;
 }
 
-/** Every object on the host that can be imported, read as its import reads it, with a unique name. */
-export async function discover(host: HostConfig, pool: HostPool, skip: Set<string>, warn: (s: string) => void): Promise<(DiscoveredObject & { id: string })[]> {
+/** Every object on the host that can be imported (whose name `match` matches), read as its import reads it, with a unique name. */
+export async function discover(
+  host: HostConfig,
+  pool: HostPool,
+  skip: Set<string>,
+  warn: (s: string) => void,
+  match?: RegExp,
+): Promise<(DiscoveredObject & { id: string })[]> {
   const found: { kind: Kind; name: string; id: string; inputs: Record<string, unknown> }[] = [];
   const listed = await pool.run(host, (lv) => objectIds(lv));
   for (const o of listed) {
-    if (skip.has(o.id)) continue;
+    if (skip.has(o.id) || (match && !match.test(o.name))) continue;
     try {
       // read as the import will: what cannot be imported is said now
       const { inputs } = await KINDS_ON_HOST[o.kind].importObject!(o.id, host);
@@ -146,7 +164,7 @@ export async function discoverCommand(argv: string[], version: string): Promise<
   // the pool the kinds' imports use: one connection for the listing and the reads
   const pool = hostPool;
   try {
-    const objects = await discover(plan.host, pool, skip, (s) => process.stderr.write(`pulumi-kvm discover: ${s}`));
+    const objects = await discover(plan.host, pool, skip, (s) => process.stderr.write(`pulumi-kvm discover: ${s}`), plan.match);
     const file = plan.program ? typescriptProgram(plan.host, objects, hostLabel(plan.host)) : JSON.stringify(importFile(objects, version), null, 2) + "\n";
     if (plan.out) {
       fs.writeFileSync(plan.out, file);

@@ -196,7 +196,7 @@ function checkDisks(disks: DomainInputs["disks"], failures: Failures): DomainInp
     if (base !== undefined && !isUnknown(base) && (typeof base?.path !== "string" || !base.path.startsWith("/") || !["qcow2", "raw"].includes(base.format))) {
       bad(`disks[${i}].backing`, 'must be { path: an absolute path on the host, format: "qcow2" or "raw" } (the SDK fills it from a Volume)');
     }
-    if (base && out.format === "raw") bad(`disks[${i}].backing`, 'a raw disk has no base: drop backing or say format "qcow2"');
+    if (base && !isUnknown(base) && out.format === "raw") bad(`disks[${i}].backing`, 'a raw disk has no base: drop backing or say format "qcow2"');
     if (out.device === "cdrom" && out.bus === "virtio") bad(`disks[${i}].bus`, "a cdrom cannot sit on virtio: use sata or scsi");
     checkDiskOptions(out, `disks[${i}]`, bad);
     return out;

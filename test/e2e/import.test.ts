@@ -4,7 +4,8 @@
 // `pulumi import --file` into a YAML project whose stack config holds the provider's host.
 // The first preview and refresh show no change, a memory edit applies in place, destroy
 // removes exactly what was imported. Each kind is imported alone too, and a wrong ID, a host
-// without the object and a provider without configuration each fail naming the fix.
+// without the object and a provider without configuration each fail naming the fix. Made
+// again, the estate is discovered as a TypeScript program that adopts it, run as users run it.
 import * as assert from "assert";
 import { spawnSync } from "child_process";
 import * as crypto from "crypto";
@@ -12,6 +13,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { e2eStack, E2eStack } from "../support/pulumi";
 import { labEnv, repoRoot } from "../support/lab";
+import { legEnv, legProject, programIn, testLegs } from "../support/package";
 import { installPlugin } from "../support/plugin";
 import { tempDir } from "../support/tmp";
 import { domainNames, networkNames, removeNetwork, virsh, volumeNames } from "../support/virsh";
@@ -45,8 +47,8 @@ describe("e2e: an estate made with virsh, imported into a Pulumi YAML project", 
   const pulumi = (args: string[]) =>
     spawnSync("pulumi", [...args, "--cwd", dir, "--stack", e!.stack.name], { encoding: "utf8", env: { ...process.env, ...e!.env } });
 
-  before(async () => {
-    // the estate, as an admin makes it
+  /** The estate, as an admin makes it (again after a destroy); `ids` what imports name it by. */
+  function makeEstate(): void {
     const xml = path.join(dir, "net.xml");
     fs.writeFileSync(
       xml,
@@ -76,6 +78,10 @@ describe("e2e: an estate made with virsh, imported into a Pulumi YAML project", 
       overlay: volPath(names.overlay),
       data: volPath(names.data),
     };
+  }
+
+  before(async () => {
+    makeEstate();
     project();
     e = await e2eStack(dir, `import${tag}`, {
       "kvm:address": "127.0.0.1",
@@ -198,6 +204,55 @@ describe("e2e: an estate made with virsh, imported into a Pulumi YAML project", 
       assert.match(r.stdout + r.stderr, /this Network has no host and its provider no configuration: .*pulumi config set kvm:address HOST/s);
     } finally {
       await bare.remove();
+    }
+  });
+  it("discovers the estate as a TypeScript program (--program typescript --match): its preview only adopts, up takes the objects over (the same UUIDs, running), destroy removes exactly them", async () => {
+    // made again after the YAML stack's destroy (still there when this case runs alone)
+    if (!domainNames().includes(names.vm)) makeEstate();
+    const leg = testLegs()[0];
+    const program = programIn(legProject(leg), `adopt${tag}`, {});
+    fs.writeFileSync(path.join(program, "Pulumi.yaml"), "name: kvm-adopt\nruntime: nodejs\n");
+    const found = cli([
+      "discover",
+      "--host",
+      `root@127.0.0.1:${lab().port}`,
+      "--identity",
+      lab().key,
+      "--known-hosts",
+      lab().knownHosts,
+      "--match",
+      `^${tag}-`,
+      "--program",
+      "typescript",
+      "--out",
+      path.join(program, "index.ts"),
+    ]);
+    assert.strictEqual(found.status, 0, found.stderr);
+    assert.match(found.stderr, /5 object\(s\) of root@127\.0\.0\.1:\d+ written to/);
+    // the user's one edit: the VM has no OS to answer ACPI, so its graceful shutdowns would each wait the default 60 s
+    const index = path.join(program, "index.ts");
+    fs.writeFileSync(index, fs.readFileSync(index, "utf8").replace(/"running": true/, '"running": true,\n  "shutdownTimeout": "1s"'));
+    // the user's own run of it, type-checked as users run it
+    const adopting = await e2eStack(program, `adopt${tag}`, {}, legEnv(legProject(leg)));
+    try {
+      const preview = await adopting.stack.preview({ diff: true });
+      assert.deepStrictEqual(only(preview.changeSummary), { create: 6 }, "the stack and the five objects, adopted: nothing replaced or deleted");
+      const up = await adopting.stack.up();
+      assert.strictEqual(up.summary.result, "succeeded");
+      assert.deepStrictEqual(only((await adopting.stack.preview({ expectNoChanges: true })).changeSummary), { same: 6 });
+      assert.deepStrictEqual([virsh(["domuuid", names.vm]), virsh(["net-uuid", names.net])], [ids.vm, ids.net], "the same domain and network");
+      assert.match(virsh(["dominfo", names.vm]), /State:\s+running/);
+
+      const domainsBefore = domainNames().filter((n) => n !== names.vm);
+      const volumesBefore = volumeNames(lab()).filter((n) => ![names.base, names.overlay, names.data].includes(n));
+      const networksBefore = networkNames().filter((n) => n !== names.net);
+      await adopting.stack.destroy();
+      assert.deepStrictEqual(domainNames(), domainsBefore, "the adopted domain went, no other");
+      assert.deepStrictEqual(volumeNames(lab()), volumesBefore, "the adopted volumes went, no other");
+      assert.deepStrictEqual(networkNames(), networksBefore, "the adopted network went, no other");
+    } finally {
+      await adopting.stack.destroy().catch(() => undefined);
+      await adopting.remove();
     }
   });
 });

@@ -112,4 +112,16 @@ describe("discover --program typescript", () => {
     assert.strictEqual(deps("web1"), "web1Qcow2, dataRaw, lan");
     assert.strictEqual(deps("lan"), undefined);
   });
+
+  it("gives a domain's disk on an adopted volume as that kvm.Volume (its recorded base comes with it), and one on a volume left out by name", () => {
+    const web = code.split("export const web1 =")[1];
+    assert.match(web, /"volume": web1Qcow2,/);
+    assert.match(web, /"volume": dataRaw,/);
+    const alone = typescriptProgram(
+      { address: "hv" },
+      estate.filter((o) => o.kind === "Domain"),
+      "hv",
+    );
+    assert.match(alone, /"volume": "web-1\.qcow2",/);
+  });
 });

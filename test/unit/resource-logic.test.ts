@@ -5,7 +5,8 @@ import * as assert from "assert";
 import { Duplex } from "stream";
 import { classify } from "../../provider/errors";
 import { Libvirt, LibvirtError } from "../../provider/libvirt/api";
-import { checkInputs } from "../../provider/resources/domain-inputs";
+import { UNKNOWN } from "../../provider/resources/common";
+import { checkInputs, DomainInputs } from "../../provider/resources/domain-inputs";
 import { interfaceAddresses } from "../../provider/resources/domain-ip";
 import { rpcLibvirt } from "../../provider/libvirt/rpc-libvirt";
 import { RpcClient } from "../../provider/rpc/client";
@@ -150,5 +151,19 @@ describe("what a guest reports", () => {
     const hostname = failures.find((f) => f.property === "cloudInit.hostname");
     assert.ok(hostname, JSON.stringify(failures));
     assert.doesNotMatch(hostname.reason, /SECRET/);
+  });
+
+  it("lets a raw disk on a Volume made in the same run through preview, its base not known yet; refuses a base stated for a raw disk", () => {
+    const disk = (backing: unknown) =>
+      ({ host: { address: "h" }, name: "d", disks: [{ volume: "data.raw", format: "raw" as const, backing }] }) as DomainInputs;
+    const preview: Failures = [];
+    checkInputs(disk(UNKNOWN), preview);
+    assert.deepStrictEqual(preview, []);
+    const stated: Failures = [];
+    checkInputs(disk({ path: "/var/lib/libvirt/images/base.qcow2", format: "qcow2" }), stated);
+    assert.deepStrictEqual(
+      stated.map((f) => f.property),
+      ["disks[0].backing"],
+    );
   });
 });
