@@ -69,3 +69,9 @@ export function parseDuration(v: unknown): { ms: number } | { error: string } {
   }
   return { ms: total };
 }
+
+/** A bound in seconds from environment variable `name`, in ms: its default where unset or not a number in range (0 allowed where `zeroAllowed`: no bound). */
+export function envSecondsMs(name: string, defaultSeconds: number, zeroAllowed = false): number {
+  const s = Number(process.env[name] ?? defaultSeconds);
+  return (Number.isFinite(s) && (s > 0 || (zeroAllowed && s === 0)) ? s : defaultSeconds) * 1000;
+}

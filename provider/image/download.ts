@@ -4,6 +4,7 @@
 // that cannot resume fails the stream); 4xx answers and redirects that can never work
 // (too many, https→http, to another scheme) are final. The body is read at the
 // consumer's pace: nothing is staged on disk.
+import { envSecondsMs } from "../units";
 import * as http from "http";
 import * as https from "https";
 import { log } from "../log";
@@ -43,8 +44,7 @@ export const MAX_REDIRECTS = 20;
 
 /** The stall bound: PULUMI_KVM_DOWNLOAD_STALL_TIMEOUT seconds, default 60. */
 export function stallTimeoutMs(): number {
-  const s = Number(process.env.PULUMI_KVM_DOWNLOAD_STALL_TIMEOUT ?? 60);
-  return Number.isFinite(s) && s > 0 ? s * 1000 : 60_000;
+  return envSecondsMs("PULUMI_KVM_DOWNLOAD_STALL_TIMEOUT", 60);
 }
 
 /** The crawl bound: PULUMI_KVM_DOWNLOAD_MIN_RATE bytes per second, default 32 KiB/s. */

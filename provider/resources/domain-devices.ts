@@ -1,6 +1,7 @@
 // Disks and NICs added to or removed from a running domain: which changes of `disks` and
 // `networkInterfaces` can be attached and detached live (the rest needs a restart), and
 // doing it on the running VM and in its definition alike.
+import { envSecondsMs } from "../units";
 import * as crypto from "crypto";
 import { KvmError } from "../errors";
 import { DomainRef, DomainXmlFlags, Impact, Libvirt } from "../libvirt/api";
@@ -11,8 +12,7 @@ import { findPool, findVolume } from "./storage";
 
 /** How long a guest has to release a detached device before the detach fails: PULUMI_KVM_DETACH_TIMEOUT seconds, default 30. */
 function detachWaitMs(): number {
-  const s = Number(process.env.PULUMI_KVM_DETACH_TIMEOUT ?? 30);
-  return (Number.isFinite(s) && s > 0 ? s : 30) * 1000;
+  return envSecondsMs("PULUMI_KVM_DETACH_TIMEOUT", 30);
 }
 
 /** A disk's identity: its volume in its pool. Its format and base only confirm the volume's. */

@@ -1,5 +1,6 @@
 // The connection object users give every resource, and its resolution through
 // ~/.ssh/config into what the dialer and the pool need.
+import { envSecondsMs } from "../units";
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
@@ -183,8 +184,7 @@ export function resolveHost(config: HostConfig): ResolvedHost {
 
 /** The bound on each libvirt call's reply, and on a long call's progress: PULUMI_KVM_CALL_TIMEOUT seconds (default 120; 0 for none). */
 export function callTimeoutMs(): number {
-  const s = Number(process.env.PULUMI_KVM_CALL_TIMEOUT ?? 120);
-  return Number.isFinite(s) && s >= 0 ? s * 1000 : 120_000;
+  return envSecondsMs("PULUMI_KVM_CALL_TIMEOUT", 120, true);
 }
 
 /**
