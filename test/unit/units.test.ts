@@ -1,6 +1,6 @@
 // Sizes and durations as users write them.
 import * as assert from "assert";
-import { parseDuration, parseSize, sizeInput } from "../../provider/units";
+import { envSecondsMs, parseDuration, parseSize, sizeInput } from "../../provider/units";
 
 describe("units", () => {
   it("reads durations, and refuses an empty one instead of taking it as zero", () => {
@@ -24,6 +24,28 @@ describe("units", () => {
     ] as const) {
       assert.strictEqual(sizeInput(bytes), written);
       assert.deepStrictEqual(parseSize(written), { bytes });
+    }
+  });
+
+  it("reads a PULUMI_KVM_*_TIMEOUT bound in seconds, its default where unset or not a number in range; 0 only where no bound is allowed", () => {
+    const name = "PULUMI_KVM_TEST_TIMEOUT";
+    try {
+      const cases: [string | undefined, boolean, number][] = [
+        [undefined, false, 30_000],
+        ["4", false, 4_000],
+        ["0.5", false, 500],
+        ["abc", false, 30_000],
+        ["-1", false, 30_000],
+        ["0", false, 30_000],
+        ["0", true, 0],
+      ];
+      for (const [value, zeroAllowed, ms] of cases) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+        assert.strictEqual(envSecondsMs(name, 30, zeroAllowed), ms, `${value} (zero allowed: ${zeroAllowed})`);
+      }
+    } finally {
+      delete process.env[name];
     }
   });
 });
