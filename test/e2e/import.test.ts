@@ -98,15 +98,29 @@ describe("e2e: an estate made with virsh, imported into a Pulumi YAML project", 
     await e?.remove();
     if (domainNames().includes(names.vm)) {
       if (/State:\s+running/.test(virsh(["dominfo", names.vm]))) virsh(["destroy", names.vm]);
-      virsh(["undefine", names.vm]);
+      virsh(["undefine", names.vm, "--snapshots-metadata"]);
     }
     for (const v of [names.overlay, names.base, names.data]) if (volumeNames(lab()).includes(v)) virsh(["vol-delete", "--pool", pool(), v]);
     if (networkNames().includes(names.net)) removeNetwork(names.net);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  /** A snapshot an admin recorded (metadata only, as `virsh snapshot-create --redefine` restores one): `pulumi import` reads it, nothing is taken. */
+  function recordSnapshot(name: string, creationTime: number): string {
+    const xml = path.join(dir, "snapshot.xml");
+    const domain = virsh(["dumpxml", "--inactive", names.vm]);
+    fs.writeFileSync(
+      xml,
+      `<domainsnapshot><name>${name}</name><description>made by hand</description><creationTime>${creationTime}</creationTime><state>shutoff</state>${domain}</domainsnapshot>`,
+    );
+    virsh(["snapshot-create", names.vm, xml, "--redefine"]);
+    return `${ids.vm}/${name}/${creationTime}`;
+  }
+
   it("imports each kind alone by pulumi import TYPE NAME ID, with the inputs that make it; a wrong ID and a missing object fail naming the fix", () => {
+    const snapshot = recordSnapshot("before-upgrade", 1765000000);
     const alone: [string, string, RegExp[]][] = [
+      ["Snapshot", snapshot, [/name: before-upgrade/, /description: made by hand/, new RegExp(`domain: ${names.vm}`)]],
       ["Network", ids.net, [/mode: isolated/, /start: 192\.168\.188\.100/, /mac: 52:54:00:1e:00:09/]],
       ["Volume", ids.overlay, [new RegExp(`baseImage: ${names.base.replace(/\./g, "\\.")}`), /sourceFormat: qcow2/, /format: qcow2/]],
       ["Volume", ids.data, [/format: raw/, /capacity: 8MiB/]],
@@ -132,9 +146,16 @@ describe("e2e: an estate made with virsh, imported into a Pulumi YAML project", 
     const wrong = pulumi(["import", "kvm:index:Network", "x", "not-a-uuid", "--preview-only"]);
     assert.notStrictEqual(wrong.status, 0);
     assert.match(wrong.stdout + wrong.stderr, /the ID to import a Network by is its UUID, not "not-a-uuid".*virsh net-list --all --uuid/s);
+    const otherTime = pulumi(["import", "kvm:index:Snapshot", "x", snapshot.replace(/\d+$/, "1765000001"), "--preview-only"]);
+    assert.notStrictEqual(otherTime.status, 0, "a snapshot of the same name taken at another time is another snapshot");
+    assert.match(otherTime.stdout + otherTime.stderr, /there is no snapshot before-upgrade of the domain with UUID .* taken at 1765000001/s);
+    const image = pulumi(["import", "kvm:index:Image", "x", ids.base, "--preview-only"]);
+    assert.notStrictEqual(image.status, 0);
+    assert.match(image.stdout + image.stderr, /import .* as a kvm:index:Volume/s);
     const missing = pulumi(["import", "kvm:index:Domain", "x", crypto.randomUUID(), "--preview-only"]);
     assert.notStrictEqual(missing.status, 0);
-    assert.match(missing.stdout + missing.stderr, /there is no domain with UUID .* on this host.*Check the ID and the provider's host \(kvm:address\)/s);
+    assert.match(missing.stdout + missing.stderr, /there is no domain with UUID .* on this host.*Check the ID and the provider's host \(kvm:address\)/s); // what the admin recorded stays theirs: the later cases adopt the domain without it
+    virsh(["snapshot-delete", names.vm, "before-upgrade", "--metadata"]);
   });
 
   it("discovers the estate, imports it with pulumi import --file; preview and refresh show no change, memory changes in place, destroy removes exactly it", async () => {
