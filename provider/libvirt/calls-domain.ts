@@ -119,6 +119,12 @@ export const domainCalls = {
     (r) => r.metadata,
     { ids: (d, uri) => ({ domain: dom(d), uri }) },
   ),
+  setDomainMetadata: write(
+    procedure(264, "virDomainSetMetadata", struct({ dom: domainRef, type: int, metadata: remoteString, key: remoteString, uri: remoteString, flags }), none),
+    (d: DomainRef, xml: string, key: string, uri: string, impact: number) => ({ dom: d, type: MetadataType.ELEMENT, metadata: xml, key, uri, flags: impact }),
+    nothing,
+    { ids: (d, _xml, key, uri, impact) => ({ domain: dom(d), key, uri, impact }) },
+  ),
   interfaceAddresses: read(
     procedure(353, "virDomainInterfaceAddresses", struct({ dom: domainRef, source: uint, flags }), struct({ ifaces: array(domainInterface, 2048) })),
     (d: DomainRef, source: number) => ({ dom: d, source, flags: 0 }),

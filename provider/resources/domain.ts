@@ -6,8 +6,8 @@
 import { checkNames, Claim, Claims, declaredDiff } from "./collisions";
 import * as crypto from "crypto";
 import { explain, KvmError } from "../errors";
-import { DomainRef, DomainXmlFlags, Libvirt } from "../libvirt/api";
-import { domainXml, ParsedDomain, parseDomainXml } from "../xml/domain";
+import { DomainRef, DomainXmlFlags, Impact, Libvirt } from "../libvirt/api";
+import { domainXml, OWNER_NS, OWNER_PREFIX, ownerMarkerXml, ParsedDomain, parseDomainXml } from "../xml/domain";
 import { alreadyExists, differences, refuseAdoption } from "./adopt";
 import { checkHostHealth, Failures, hostLabel, isUnknown, recorded } from "./common";
 import { checkInputs, DomainInputs, DomainOutputs, seedPoolFor, shutdownMs } from "./domain-inputs";
@@ -21,7 +21,7 @@ import { clearLeftovers, isJournalled, Making } from "./rollback";
 import { interruptible } from "./interrupt";
 import { processContext, ResourceContext } from "./context";
 import { ResourceProvider } from "./types";
-import { applyLive, refusedRestart, reportPlan, updatePlan } from "./domain-update";
+import { applyLive, refusedRestart, reportPlan, UpdatePlan, updatePlan } from "./domain-update";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "./lifecycle";
 import { removeDomain } from "./removal";
 import { Boot, definedNics, domainByUuid, findDomain, observe, observeStarted, ownedDomain, seedRecordOf } from "./domain-observe";
@@ -76,11 +76,14 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
             async (lv) => {
               await clearLeftovers(d.host, lv);
               const current = await toAdopt(lv, d, host);
+              const live = current && (await liveAdoption(lv, current, d));
               const disks = await resolveDisks(lv, d, host, current && new Map(current.disks.map((x) => [x.path, x])));
               const made = d.cloudInit ? await createSeed(lv, d, host, making, signal) : undefined;
               seed = made && { pool: made.pool, name: made.name, identity: made.identity };
-              const dom = await define(lv, d, (uuid, macs) => domainXml(specOf(d, disks, made?.path, owner, macs, uuid)), current, making, host);
+              const xmlOf = (uuid: string, macs: (string | undefined)[]) => domainXml(specOf(d, disks, made?.path, owner, macs, uuid));
+              const dom = live ? await adoptRunning(lv, d, xmlOf, live, owner, host) : await define(lv, d, xmlOf, current, making, host);
               if (!!d.autostart !== (await lv.domainAutostart(dom))) await lv.setDomainAutostart(dom, !!d.autostart);
+              if (live) return { dom, boot: {} };
               // a lease this MAC had before (a pinned MAC reused) is not this boot's address
               const since = await leaseSnapshot(lv, await definedNics(lv, dom));
               const console = d.running !== false ? await startWatched(lv, dom) : undefined;
@@ -184,6 +187,54 @@ async function toAdopt(lv: Libvirt, d: DomainInputs, host: string): Promise<Pars
   ]);
   if (diffs.length) throw refuseAdoption(host, `domain "${d.name}"`, diffs);
   return current;
+}
+
+/** An adopted domain that runs, with the update that takes it over: its inputs as `pulumi import` reads them are the olds. */
+interface LiveAdoption {
+  dom: DomainRef;
+  current: ParsedDomain;
+  olds: DomainOutputs;
+  plan: UpdatePlan;
+}
+
+/**
+ * The adoption of a running domain whose program changes nothing that needs a restart (nor
+ * its disks or NICs): it keeps running. Otherwise (stopped, not describable as inputs, such a
+ * change) undefined: it is stopped to boot the program's definition.
+ */
+async function liveAdoption(lv: Libvirt, current: ParsedDomain, d: DomainInputs): Promise<LiveAdoption | undefined> {
+  const dom = await domainByUuid(lv, current.uuid);
+  if (d.running === false || !dom || !(await isActive(lv, dom))) return undefined;
+  let olds: DomainOutputs;
+  try {
+    olds = (await importDomain(lv, current.uuid, d.host)).outs;
+  } catch (err) {
+    // what import refuses to describe is taken over by the program's definition, from a fresh start
+    if (err instanceof KvmError) return undefined;
+    throw err;
+  }
+  const plan = updatePlan(olds, d);
+  const devices = plan.live.includes("disks") || plan.live.includes("networkInterfaces");
+  return plan.restartFor.length === 0 && !devices ? { dom, current, olds, plan } : undefined;
+}
+
+/**
+ * Takes a running domain over without a restart: the live changes (vCPUs, memory) to it, the
+ * program's definition for its next start, and the ownership marker on the running domain
+ * too, which later changes check.
+ */
+async function adoptRunning(
+  lv: Libvirt,
+  d: DomainInputs,
+  xmlOf: (uuid: string, macs: (string | undefined)[]) => string,
+  live: LiveAdoption,
+  owner: string,
+  host: string,
+): Promise<DomainRef> {
+  await applyLive(lv, live.dom, live.plan, live.olds, d, true, host);
+  const dom = await lv.defineDomain(xmlOf(live.current.uuid, keptMacs(live.current.interfaces, d.networkInterfaces ?? [])));
+  await lv.setDomainMetadata(dom, ownerMarkerXml(owner), OWNER_PREFIX, OWNER_NS, Impact.LIVE);
+  return dom;
 }
 
 /**

@@ -7,6 +7,12 @@ import { at, children, El, node, parseXml } from "./dom";
 export const OWNER_NS = "https://github.com/pulumi-kvm/pulumi-kvm/xmlns/domain/1";
 export const OWNER_PREFIX = "pulumikvm";
 
+/**
+ * The ownership marker alone, as virDomainSetMetadata takes it for a running domain adopted
+ * without a restart: libvirt puts the element in the call's namespace (OWNER_NS, OWNER_PREFIX).
+ */
+export const ownerMarkerXml = (owner: string): string => create().ele("owner").ele("resource").txt(owner).end({ headless: true });
+
 export const DISK_CACHES = ["default", "none", "writethrough", "writeback", "directsync", "unsafe"] as const;
 export const DISK_DISCARDS = ["unmap", "ignore"] as const;
 

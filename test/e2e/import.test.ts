@@ -227,7 +227,7 @@ describe("e2e: an estate made with virsh, imported into a Pulumi YAML project", 
       await bare.remove();
     }
   });
-  it("discovers the estate as a TypeScript program (--program typescript --match): its preview only adopts, up takes the objects over (the same UUIDs, running), destroy removes exactly them", async () => {
+  it("discovers the estate as a TypeScript program (--program typescript --match): its preview only adopts, up takes the objects over (the same UUIDs, running, not restarted), destroy removes exactly them", async () => {
     // made again after the YAML stack's destroy (still there when this case runs alone)
     if (!domainNames().includes(names.vm)) makeEstate();
     const leg = testLegs()[0];
@@ -258,8 +258,10 @@ describe("e2e: an estate made with virsh, imported into a Pulumi YAML project", 
     try {
       const preview = await adopting.stack.preview({ diff: true });
       assert.deepStrictEqual(only(preview.changeSummary), { create: 6 }, "the stack and the five objects, adopted: nothing replaced or deleted");
+      const process = virsh(["domid", names.vm]);
       const up = await adopting.stack.up();
       assert.strictEqual(up.summary.result, "succeeded");
+      assert.strictEqual(virsh(["domid", names.vm]), process, "taken over as it runs: no restart");
       assert.deepStrictEqual(only((await adopting.stack.preview({ expectNoChanges: true })).changeSummary), { same: 6 });
       assert.deepStrictEqual([virsh(["domuuid", names.vm]), virsh(["net-uuid", names.net])], [ids.vm, ids.net], "the same domain and network");
       assert.match(virsh(["dominfo", names.vm]), /State:\s+running/);
