@@ -13,6 +13,8 @@ import { processContext } from "./context";
 import { runLookup } from "./lookups";
 import type { HostConfig } from "../ssh/host";
 import { volumeProvider } from "./volume";
+import { DECLARATIONS } from "./declarations";
+import { undeclaredInputs } from "./undeclared";
 
 const kinds: Record<Kind, ResourceProvider<any, any>> = {
   Image: imageProvider,
@@ -38,7 +40,13 @@ async function crossing<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export const check = (olds: any, news: any) => crossing(() => of(news, olds).check(olds, news));
+/** The kind's check, and every input it does not declare refused by name (undeclared.ts). */
+export const check = (olds: any, news: any) =>
+  crossing(async () => {
+    const result = await of(news, olds).check(olds, news);
+    const undeclared = undeclaredInputs(DECLARATIONS[(news.kvmKind ?? olds?.kvmKind) as Kind], news);
+    return undeclared.length ? { ...result, failures: [...(result.failures ?? []), ...undeclared] } : result;
+  });
 export const diff = (id: string, olds: any, news: any) => crossing(() => of(news, olds).diff(id, olds, news));
 export const create = (inputs: any) => crossing(() => of(inputs).create(inputs));
 /** A read with nothing recorded (no name) is `pulumi import`'s: the kind finds the object by its ID. */

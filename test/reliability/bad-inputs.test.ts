@@ -7,6 +7,8 @@ import * as crypto from "crypto";
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
+import type { Kind as KvmKind } from "../../provider/kinds";
+import { check } from "../../provider/resources/dispatch";
 import { domainProvider } from "../../provider/resources/domain";
 import { imageProvider } from "../../provider/resources/image";
 import { networkProvider } from "../../provider/resources/network";
@@ -21,12 +23,12 @@ import { domainNames, networkNames, poolNames, volumeNames } from "../support/vi
 import { tempDir } from "../support/tmp";
 
 type Kind = "image" | "volume" | "domain" | "pool" | "network";
-const providers: Record<Kind, ResourceProvider<any, any>> = {
-  image: imageProvider,
-  volume: volumeProvider,
-  domain: domainProvider,
-  pool: storagePoolProvider,
-  network: networkProvider,
+const providers: Record<Kind, { kind: KvmKind; provider: ResourceProvider<any, any> }> = {
+  image: { kind: "Image", provider: imageProvider },
+  volume: { kind: "Volume", provider: volumeProvider },
+  domain: { kind: "Domain", provider: domainProvider },
+  pool: { kind: "StoragePool", provider: storagePoolProvider },
+  network: { kind: "Network", provider: networkProvider },
 };
 
 interface Case {
@@ -705,6 +707,42 @@ const cases: Case[] = [
   },
 ];
 
+// inputs no kind declares: YAML and Python programs have no compiler to catch them
+cases.push(
+  {
+    what: "a misspelt input",
+    kind: "domain",
+    inputs: () => ({ memroy: "512MiB" }),
+    at: "check",
+    property: "memroy",
+    says: /a Domain has no input "memroy"\. Did you mean "memory"\?.*remove it or correct its name/,
+  },
+  {
+    what: "an input this version does not have",
+    kind: "domain",
+    inputs: () => ({ secureBootKeys: true }),
+    at: "check",
+    property: "secureBootKeys",
+    says: /a Domain has no input "secureBootKeys"\. Its inputs are host, name, type, vcpu/,
+  },
+  {
+    what: "a misspelt field of a disk",
+    kind: "domain",
+    inputs: (c) => ({ disks: [{ volume: c.baseImage, formt: "qcow2" }] }),
+    at: "check",
+    property: "disks[0].formt",
+    says: /a Disk \(a Domain\) has no input "formt"\. Did you mean "format"\?/,
+  },
+  {
+    what: "a misspelt field of the host",
+    kind: "network",
+    inputs: (c) => ({ host: { ...c.host, knownHostPath: "/etc/ssh/known" } }),
+    at: "check",
+    property: "host.knownHostPath",
+    says: /a Host \(a Network\) has no input "knownHostPath"\. Did you mean "knownHostsPath"\?/,
+  },
+);
+
 describe("bad inputs", function () {
   this.timeout(120_000);
   const tmp = tempDir("bad-");
@@ -778,10 +816,11 @@ describe("bad inputs", function () {
       const hostWide = c.kind === "pool" || c.kind === "network";
       const pools = hostWide ? poolNames() : [];
       const networks = hostWide ? networkNames() : [];
-      const provider = providers[c.kind];
-      const news = { ...valid(ctx, c.kind), ...c.inputs(ctx) };
+      const { kind, provider } = providers[c.kind];
+      const news = { ...valid(ctx, c.kind), ...c.inputs(ctx), kvmKind: kind };
       const hang = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("hung for 60 s")), 60_000).unref());
-      const checked = await Promise.race([provider.check(undefined, news), hang]);
+      // check as the engine calls it (dispatch: the kind's check and the undeclared inputs)
+      const checked = (await Promise.race([check(undefined, news), hang])) as Awaited<ReturnType<ResourceProvider<any, any>["check"]>>;
       if (c.at === "check") {
         const f = checked.failures.find((x) => x.property === c.property);
         assert.ok(f, `no failure on ${c.property}: ${JSON.stringify(checked.failures)}`);
