@@ -76,6 +76,6 @@ function undeclaredKeys(path: string, value: Record<string, unknown>, fields: Re
 export function undeclaredInputs(decl: Pick<Declaration<unknown, unknown>, "kind" | "properties">, news: Record<string, unknown>): CheckFailure[] {
   const out: CheckFailure[] = [];
   const given = Object.fromEntries(Object.entries(news).filter(([k]) => !k.startsWith("__") && k !== "kvmKind"));
-  undeclaredKeys("", given, decl.properties as Record<string, Declared>, `a ${decl.kind}`, out);
+  undeclaredKeys("", given, decl.properties, `a ${decl.kind}`, out);
   return out;
 }

@@ -820,7 +820,7 @@ describe("bad inputs", function () {
       const news = { ...valid(ctx, c.kind), ...c.inputs(ctx), kvmKind: kind };
       const hang = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("hung for 60 s")), 60_000).unref());
       // check as the engine calls it (dispatch: the kind's check and the undeclared inputs)
-      const checked = (await Promise.race([check(undefined, news), hang])) as Awaited<ReturnType<ResourceProvider<any, any>["check"]>>;
+      const checked = await Promise.race<Awaited<ReturnType<ResourceProvider<any, any>["check"]>>>([check(undefined, news), hang]);
       if (c.at === "check") {
         const f = checked.failures.find((x) => x.property === c.property);
         assert.ok(f, `no failure on ${c.property}: ${JSON.stringify(checked.failures)}`);
