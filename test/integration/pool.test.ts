@@ -227,10 +227,16 @@ describe("SSH dialing and the host pool", function () {
           timeout,
         );
       await assert.rejects(probe(5), (e: unknown) => e instanceof KvmError && e.errorClass === "timeout" && /within 5 ms/.test(e.message));
-      const started = Date.now();
+      // busy is reported at once: before the upload that holds the link ends, not after it
+      const events: string[] = [];
+      const uploaded = upload.then((p) => {
+        events.push("upload ended");
+        return p;
+      });
       await assert.rejects(probe(5000), (e: unknown) => e instanceof KvmError && /probe busy/.test(e.message));
-      assert.ok(Date.now() - started < 50, "busy is reported at once");
-      const progress = await upload;
+      events.push("probe answered busy");
+      const progress = await uploaded;
+      assert.deepStrictEqual(events, ["probe answered busy", "upload ended"]);
       assert.strictEqual(progress.sent, 256 * MiB);
       const h = crypto.createHash("sha256");
       await pool.run(host, async (lv) => {
@@ -256,10 +262,16 @@ describe("SSH dialing and the host pool", function () {
       const ac = new AbortController();
       const waiter = pool.run(host, (lv) => lv.hostname(), { signal: ac.signal });
       setTimeout(() => ac.abort(new Error("caller gave up")), 200);
-      const started = Date.now();
+      // the waiter leaves at its abort, before the dial it waited on ends
+      const events: string[] = [];
+      const dialled = first.then((h) => {
+        events.push("dial ended");
+        return h;
+      });
       await assert.rejects(waiter, /caller gave up/);
-      assert.ok(Date.now() - started < 500);
-      assert.strictEqual(await first, os.hostname());
+      events.push("waiter released");
+      assert.strictEqual(await dialled, os.hostname());
+      assert.deepStrictEqual(events, ["waiter released", "dial ended"]);
       assert.strictEqual(pool.handshakes(host), 1);
     } finally {
       await proxy.close();

@@ -87,13 +87,11 @@ describe("the call bound", () => {
       },
     });
     const client = new RpcClient(silent, { callTimeoutMs: 200 });
-    const started = Date.now();
     await assert.rejects(rpcLibvirt(client).shutdownDomain({ name: "vm", uuid: Buffer.alloc(16), id: 1 }), (err: Error) => {
       assert.ok(err instanceof RpcAbortError);
       assert.match(err.message, /virDomainShutdown abandoned: no reply within 0\.2 s \(PULUMI_KVM_CALL_TIMEOUT\)/);
       return true;
     });
-    assert.ok(Date.now() - started < 2000);
     assert.strictEqual(client.closed, false, "a stuck call is not a dead link");
     client.destroy(new Error("done"));
   });

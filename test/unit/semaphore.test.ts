@@ -2,13 +2,24 @@ import * as assert from "assert";
 import { Semaphore } from "../../provider/pool/semaphore";
 
 describe("Semaphore", () => {
-  it("grants free slots at once, even to an aborted signal", async () => {
+  it("grants free slots at once, even to an aborted signal; a second release frees nothing more", async () => {
     const s = new Semaphore(1);
     const release = await s.acquire(AbortSignal.abort());
+    assert.strictEqual(s.waiting, 0);
     release();
-    release(); // a second release is a no-op
+    release();
     const again = await s.acquire();
+    let third = false;
+    const waiting = s.acquire().then((r) => {
+      third = true;
+      return r;
+    });
+    await new Promise((r) => setImmediate(r));
+    assert.strictEqual(s.waiting, 1, "one slot: the double release did not make two");
+    assert.strictEqual(third, false);
     again();
+    (await waiting)();
+    assert.strictEqual(third, true);
   });
 
   it("queues waiters in order and ends a wait when its signal aborts", async () => {
