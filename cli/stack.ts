@@ -13,6 +13,7 @@ import { HostConfig, hostIdentity, resolveHost } from "../provider/ssh/host";
 import { GONE_CODES, isKind, Kind } from "../provider/kinds";
 import type { LoginOverrides } from "./health-args";
 import { uuidBytes } from "../provider/uuid";
+import { reveal } from "../provider/pulumi-secrets";
 
 const run = promisify(execFile);
 
@@ -45,14 +46,6 @@ export interface StackTargets {
   resources(pool: HostPool, health: HostHealth[], timeoutMs: number): Promise<ResourceReport[]>;
 }
 
-/** Secrets in an export made with --show-secrets are unwrapSecrets; older formats wrap them. */
-function unwrapSecrets(v: any): any {
-  if (v && typeof v === "object" && "4dabf18193072939515e22adb298388d" in v) return "plaintext" in v ? JSON.parse(v.plaintext) : v.value;
-  if (Array.isArray(v)) return v.map(unwrapSecrets);
-  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, unwrapSecrets(x)]));
-  return v;
-}
-
 export async function exportStack(stack: string, cwd: string): Promise<any> {
   try {
     const { stdout } = await run("pulumi", ["stack", "export", "--show-secrets", "--stack", stack, "--cwd", cwd], { maxBuffer: 256 * 1024 * 1024 });
@@ -68,9 +61,9 @@ export async function exportStack(stack: string, cwd: string): Promise<any> {
 export function recordedResources(state: any): StackResource[] {
   const resources: any[] = state?.deployment?.resources ?? [];
   return resources
-    .filter((r) => r.outputs && isKind(unwrapSecrets(r.outputs.kvmKind)))
+    .filter((r) => r.outputs && isKind(reveal(r.outputs.kvmKind).value))
     .map((r) => {
-      const o = unwrapSecrets(r.outputs);
+      const o = reveal(r.outputs).value as any;
       const kind = o.kvmKind as StackResource["kind"];
       const pool = kind === "StoragePool" ? o.name : kind === "Network" || kind === "Snapshot" ? undefined : (o.pool ?? "default");
       const running = kind === "StoragePool" ? o.state === "running" : kind === "Network" ? o.active : o.running;

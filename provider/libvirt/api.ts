@@ -32,12 +32,6 @@ export interface PoolInfo {
   available: bigint;
 }
 
-export interface VolumeInfo {
-  type: number;
-  capacity: bigint;
-  allocation: bigint;
-}
-
 /** virStoragePoolState */
 export const PoolState = { INACTIVE: 0, BUILDING: 1, RUNNING: 2, DEGRADED: 3, INACCESSIBLE: 4 } as const;
 /** virStoragePoolState names, indexed by value ("running"). */
@@ -88,10 +82,6 @@ export const DOMAIN_STATE_REASONS: Record<number, readonly string[]> = {
 export const DOMAIN_STATES = ["no state", "running", "blocked", "paused", "shutting down", "shut off", "crashed", "suspended"] as const;
 /** virDomainCreateFlags */
 export const StartFlags = { PAUSED: 1 } as const;
-/** virDomainSnapshotCreateFlags */
-export const SnapshotCreateFlags = { DISK_ONLY: 16, ATOMIC: 128, VALIDATE: 512 } as const;
-/** virDomainSnapshotRevertFlags */
-export const SnapshotRevertFlags = { RUNNING: 1, PAUSED: 2, FORCE: 4 } as const;
 /** virDomainInterfaceAddressesSource */
 export const AddressSource = { LEASE: 0, AGENT: 1, ARP: 2 } as const;
 /** virDomainUndefineFlagsValues */
