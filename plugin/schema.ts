@@ -2,10 +2,10 @@
 // kinds (provider/resources/declarations.ts): every input with its type, description,
 // default, secrecy and whether a change replaces; every output a program reads; the
 // structured values (a host, a disk, …) as object types. Nothing here is written by hand per kind.
-import { Kind } from "../provider/kinds";
+import { isKind, Kind } from "../provider/kinds";
 import { DECLARATIONS } from "../provider/resources/declarations";
 import { Field, OBJECT_TYPES, ObjectType } from "../provider/resources/object-types";
-import { ChangeClass, OutputProperty, Property } from "../provider/resources/properties";
+import { OutputProperty, Property, propertyDoc } from "../provider/resources/properties";
 import { Lookup, LOOKUPS } from "../provider/resources/lookups";
 
 export const PACKAGE = "kvm";
@@ -25,7 +25,8 @@ const objectToken = (name: string) => `${PACKAGE}:index:${name}`;
 /** One alternative of a declared type: a primitive, a string constant, another resource (passed by name), an object type, a list. */
 function alternative(t: string, declared: string): SchemaType {
   if (t === "string" || t === "boolean" || t === "number" || t === "integer") return { type: t };
-  if (/^"[^"]*"$/.test(t) || t === "Image" || t === "Volume") return { type: "string" };
+  // another resource is passed by its name
+  if (/^"[^"]*"$/.test(t) || isKind(t)) return { type: "string" };
   if (t.endsWith("[]")) return { type: "array", items: alternative(t.slice(0, -2), declared) };
   if (t in OBJECT_TYPES) return { $ref: `#/types/${objectToken(t)}` };
   throw new Error(`no schema type for the declared type ${JSON.stringify(declared)}: declare ${JSON.stringify(t)} in provider/resources/object-types.ts`);
@@ -41,12 +42,6 @@ export function schemaType(declared: string): SchemaType {
   return distinct.length === 1 ? distinct[0] : { oneOf: distinct };
 }
 
-const CHANGES: Record<ChangeClass, string> = {
-  replace: "A change replaces the resource.",
-  restart: "A change redefines the domain and restarts it once.",
-  live: "A change applies in place, live.",
-  record: "A change is only recorded.",
-};
 
 function inputProperty(p: Property<unknown, unknown>) {
   const type = schemaType(p.type);
@@ -54,7 +49,7 @@ function inputProperty(p: Property<unknown, unknown>) {
   const constant = "type" in type && (type.type === "integer" ? Number.isInteger(p.default) : typeof p.default === type.type);
   return {
     ...type,
-    description: `${p.doc}. ${p.defaultDoc ? `Default: ${p.defaultDoc}. ` : ""}${CHANGES[p.change]}`,
+    description: propertyDoc(p),
     ...(constant ? { default: p.default } : {}),
     ...(p.secret ? { secret: true } : {}),
     ...(p.change === "replace" ? { replaceOnChanges: true } : {}),
@@ -79,7 +74,9 @@ const objectType = (t: ObjectType<unknown>) => ({
   type: "object",
   description: `${t.doc}.`,
   properties: Object.fromEntries(
-    Object.entries<Field>(t.fields).map(([k, f]) => [k, { ...schemaType(f.type), description: f.doc, ...(f.secret ? { secret: true } : {}) }]),
+    Object.entries<Field>(t.fields)
+      .filter(([, f]) => !f.bySdk)
+      .map(([k, f]) => [k, { ...schemaType(f.type), description: f.doc, ...(f.secret ? { secret: true } : {}) }]),
   ),
   ...required(t.fields),
 });
@@ -116,7 +113,7 @@ function resourceOf(kind: Kind) {
   const inputs = Object.entries<Property<unknown, unknown>>(decl.properties).filter(([, p]) => !p.bySdk);
   const outputs = Object.entries<OutputProperty>(decl.outputs).filter(([, o]) => !o.internal);
   return {
-    description: `A libvirt ${kind} of a host reached over SSH (docs/resources.md of pulumi-kvm).`,
+    description: `${decl.doc}, on a libvirt host reached over SSH (docs/resources.md of pulumi-kvm).`,
     inputProperties: Object.fromEntries(inputs.map(([k, p]) => [k, inputProperty(p)])),
     // left out when empty, as the CLI serves it
     ...nonEmpty(

@@ -2,7 +2,7 @@
 // program's own process over a connection of their own (provider/resources/lookups.ts
 // declares them; the plugin serves the same ones as kvm:index:getDomain, …).
 import * as pulumi from "@pulumi/pulumi";
-import type { HostArgs } from "./host";
+import type { HostArgs } from "./types";
 
 /** A host as a lookup takes it: plain values. */
 export type HostConfig = pulumi.Unwrap<HostArgs>;

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { HostArgs, hostInput } from "./host";
+import { hostInput } from "./host";
+import type { HostArgs } from "./types";
 
 // How a resource registers with the engine: its type (previews and policy packs see
 // `pulumi-nodejs:dynamic/kvm:Image`, …:Volume, …:Domain; stacks made before 0.2.0 hold

@@ -24,6 +24,7 @@ export function inPoolProperties<I extends { host: unknown }, O extends { host: 
 
 export const imageDeclaration: Declaration<ImageInputs, ImageOutputs> = {
   kind: "Image",
+  doc: 'A base disk image uploaded into a storage pool, from a URL or a local file, its bytes verified',
   namedBy: ["name", "pool"],
   outputs: {
     path: { type: "string", doc: "the volume's file on the host" },
@@ -31,7 +32,7 @@ export const imageDeclaration: Declaration<ImageInputs, ImageOutputs> = {
     capacityBytes: { type: "number", doc: "the virtual size in bytes" },
     sha256: { type: "string", doc: "the sha256 of the bytes uploaded" },
     sha512: { type: "string", doc: "their sha512, when the source gave one (or its checksum file did)", optional: true },
-    identity: { type: "object", doc: "what proves the volume on the host is the one uploaded", internal: true, optional: true },
+    identity: { type: "VolumeIdentity", doc: "what proves the volume on the host is the one uploaded", internal: true, optional: true },
   },
   properties: {
     ...inPoolProperties(),
@@ -48,6 +49,7 @@ export const imageDeclaration: Declaration<ImageInputs, ImageOutputs> = {
       type: '"qcow2" | "raw"',
       doc: 'asserts `"qcow2"` or `"raw"`; the format always comes from the file\'s header (qcow2 magic, else raw), never its name. vmdk, vdi, vhdx, vpc, qed and compressed files are refused with the `qemu-img convert` to run',
       defaultDoc: "from the header",
+      filled: true,
       // the record holds the header's format: only an asserted one counts
       onlyWhenGiven: true,
       change: "replace",

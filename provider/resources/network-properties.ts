@@ -10,6 +10,7 @@ const reservations = (n: NetworkInputs) => [...(n.dhcp?.hosts ?? [])].sort((a, b
 
 export const networkDeclaration: Declaration<NetworkInputs, NetworkOutputs> = {
   kind: "Network",
+  doc: 'A libvirt virtual network; Domains join it with `networkInterfaces: [{ network: net.name }]`',
   namedBy: ["name"],
   outputs: {
     uuid: { type: "string", doc: "the network's UUID, its identity" },
@@ -33,6 +34,7 @@ export const networkDeclaration: Declaration<NetworkInputs, NetworkOutputs> = {
       defaultDoc: "libvirt picks `virbrN`",
       // the bridge libvirt named is recorded as an output: only a name the program asks for counts
       onlyWhenGiven: true,
+      filled: true,
       change: "replace",
     },
     addresses: {

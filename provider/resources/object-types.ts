@@ -18,6 +18,8 @@ export interface Field {
   doc: string;
   required?: boolean;
   secret?: boolean;
+  /** Filled by the TypeScript SDK from a resource given instead of a name, not written by users. */
+  bySdk?: boolean;
   /** Secret by its value (a URL with credentials): the object holding it is stored as a secret then. */
   secretWhen?: (value: unknown) => boolean;
 }
@@ -92,7 +94,7 @@ const backing: ObjectType<Defined<DiskInput["backing"]>> = {
 const disk: ObjectType<DiskInput> = {
   doc: "A disk of a Domain",
   fields: {
-    volume: { type: "string", doc: "the volume's name (a Volume's or Image's `name` output)", required: true },
+    volume: { type: "Volume | Image | string", doc: "the volume: a Volume or Image (its format, base and identity come along), or a volume's name", required: true },
     pool: { type: "string", doc: 'the pool of the volume (default "default")' },
     device: { type: '"disk" | "cdrom"', doc: '"disk" (default) or "cdrom"' },
     bus: { type: '"virtio" | "sata" | "scsi" | "ide"', doc: '"virtio" (default; a cdrom: "sata")' },
@@ -106,6 +108,7 @@ const disk: ObjectType<DiskInput> = {
     identity: {
       type: "VolumeIdentity",
       doc: "what proves the volume is the Volume the stack made (a Volume's identity, passed by the TypeScript SDK): a volume found under the name that is not it is refused",
+      bySdk: true,
     },
   },
 };

@@ -26,6 +26,8 @@ export interface Property<I, O> {
   required?: boolean;
   secret?: boolean;
   change: ChangeClass;
+  /** Left out, the provider fills it in: the record always holds a value (the SDK's output is never undefined). */
+  filled?: boolean;
   /** Compared only when the program gives it: otherwise the record holds what libvirt chose. */
   onlyWhenGiven?: boolean;
   /** Never compared: a hint for check (the engine's resource name, a local file's size). */
@@ -58,6 +60,8 @@ type OptionalAs<O, K extends keyof O> = undefined extends O[K] ? { optional: tru
 
 export interface Declaration<I, O> {
   kind: Kind;
+  /** What an object of the kind is, for its SDK classes and the schema. */
+  doc: string;
   /** Every input, each once: a forgotten one is a compile error. */
   properties: { readonly [K in keyof Required<I>]: Property<I, O> };
   /** Every output beyond the inputs (and kvmKind, the kind itself), each once: a forgotten one is a compile error. */
@@ -69,6 +73,22 @@ export interface Declaration<I, O> {
 }
 
 type Values = Record<string, unknown>;
+
+const CHANGE_SENTENCES: Record<ChangeClass, string> = {
+  replace: "A change replaces the resource.",
+  restart: "A change redefines the domain and restarts it once.",
+  live: "A change applies in place, live.",
+  record: "A change is only recorded.",
+};
+
+/** A property's description for the schema and the SDK: what it is, its default, and how a change of it applies. */
+export function propertyDoc(p: Property<unknown, unknown>): string {
+  const doc = `${p.doc[0].toUpperCase()}${p.doc.slice(1)}.`;
+  const fallback = p.defaultDoc ?? (p.default !== undefined ? `\`${JSON.stringify(p.default)}\`` : undefined);
+  const change = p.hint ? "Not compared." : CHANGE_SENTENCES[p.change];
+  const escalations = [p.replaceWhen && `It replaces the resource on ${p.replaceWhen.doc}.`, p.restartWhen && `It restarts the domain for ${p.restartWhen.doc}.`];
+  return [doc, fallback && `Default: ${fallback}.`, change, ...escalations].filter(Boolean).join(" ");
+}
 
 /** The inputs with every absent property that has a literal default filled in (check's first step). */
 export function withDefaults<I extends object, O>(decl: Declaration<I, O>, news: I): I {
@@ -130,7 +150,7 @@ export function hostProperty<I extends { host: unknown }, O extends { host: unkn
 
 /** The name on the host: the resource's name when left out. */
 export function nameProperty<I, O>(doc: string): Property<I, O> {
-  return { type: "string", doc, defaultDoc: "the resource name", change: "replace" };
+  return { type: "string", doc, defaultDoc: "the resource name", filled: true, change: "replace" };
 }
 
 /** The engine's name of the resource, which `name` defaults to: never compared. */

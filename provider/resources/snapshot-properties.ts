@@ -6,6 +6,7 @@ import { Declaration, hostProperty, nameProperty, resourceNameProperty } from ".
 
 export const snapshotDeclaration: Declaration<SnapshotInputs, SnapshotOutputs> = {
   kind: "Snapshot",
+  doc: "A snapshot of a domain's disks (and its memory with `memory: true`), taken when the resource is created, removed when it is deleted; revert with `pulumi-kvm snapshot revert`",
   namedBy: ["domain", "name"],
   outputs: {
     creationTime: { type: "number", doc: "when libvirt took it, in seconds since the epoch" },
@@ -14,8 +15,8 @@ export const snapshotDeclaration: Declaration<SnapshotInputs, SnapshotOutputs> =
   properties: {
     host: hostProperty(),
     domain: {
-      type: "string",
-      doc: "the name of the domain to snapshot (pass a Domain's `name` output, so Pulumi deletes the snapshot first)",
+      type: "Domain | string",
+      doc: "the domain to snapshot: a Domain (TypeScript: its name and UUID go along), or its name (pass a Domain's `name` output, so Pulumi deletes the snapshot first)",
       required: true,
       change: "replace",
     },
@@ -23,6 +24,7 @@ export const snapshotDeclaration: Declaration<SnapshotInputs, SnapshotOutputs> =
       type: "string",
       doc: "the UUID of that domain (a Domain's `uuid` output): the snapshot is taken of the domain the stack made, never of another one someone made under its name. **Required for a new snapshot**; the TypeScript SDK passes it when `domain` is a Domain",
       defaultDoc: "the Domain's, when `domain` is one (TypeScript)",
+      filled: true,
       // a record made before it was an input holds libvirt's: compared only when the program gives it
       onlyWhenGiven: true,
       change: "replace",

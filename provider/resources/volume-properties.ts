@@ -24,13 +24,14 @@ function shrinks(olds: VolumeOutputs, news: VolumeInputs): boolean {
 
 export const volumeDeclaration: Declaration<VolumeInputs, VolumeOutputs> = {
   kind: "Volume",
+  doc: 'A disk: blank, a copy-on-write overlay of an Image, or a full copy of another volume',
   namedBy: ["name", "pool"],
   outputs: {
     path: { type: "string", doc: "the volume's file on the host" },
     key: { type: "string", doc: "libvirt's key of the volume" },
     capacityBytes: { type: "number", doc: "the virtual size in bytes, as libvirt rounded it" },
     backing: { type: "Backing", doc: "an overlay's base as it was made: the chain a Domain spells out for this disk", optional: true },
-    identity: { type: "object", doc: "what proves the volume on the host is the one made", internal: true, optional: true },
+    identity: { type: "VolumeIdentity", doc: "what proves the volume on the host is the one made", internal: true, optional: true },
   },
   properties: {
     ...inPoolProperties(),
