@@ -65,7 +65,7 @@ export function recordedResources(state: any): StackResource[] {
     .map((r) => {
       const o = reveal(r.outputs).value as any;
       const kind = o.kvmKind as StackResource["kind"];
-      const pool = kind === "StoragePool" ? o.name : kind === "Network" || kind === "Snapshot" ? undefined : (o.pool ?? "default");
+      const pool = kind === "StoragePool" ? o.name : kind === "Network" || kind === "Snapshot" || kind === "NetworkFilter" ? undefined : (o.pool ?? "default");
       const running = kind === "StoragePool" ? o.state === "running" : kind === "Network" ? o.active : o.running;
       return { urn: r.urn, kind, name: o.name, pool, host: o.host, running, domain: o.domain, uuid: kind === "Snapshot" ? o.domainUuid : o.uuid };
     });
@@ -104,6 +104,9 @@ async function stateOnHost(lv: Libvirt, r: StackResource): Promise<{ active: boo
       return undefined;
     case "Snapshot":
       await lv.lookupSnapshot(await recordedDomainRef(lv, r.domain!, r.uuid), r.name);
+      return undefined;
+    case "NetworkFilter":
+      await theRecorded(r, lv.lookupNetworkFilter(r.name));
       return undefined;
   }
 }

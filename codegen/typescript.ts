@@ -47,6 +47,7 @@ const EXTRAS: Record<Kind, ClassExtras> = {
   StoragePool: {},
   Network: {},
   Snapshot: { inputs: "snapshotInputs" },
+  NetworkFilter: {},
 };
 
 /** The file of a kind: sdk/storage-pool.ts. */

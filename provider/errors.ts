@@ -68,6 +68,7 @@ const libvirtClasses: Partial<Record<LibvirtCodeName, ErrorClass>> = {
   VIR_ERR_NO_STORAGE_VOL: "not-found",
   VIR_ERR_NO_DOMAIN_METADATA: "not-found",
   VIR_ERR_NO_DOMAIN_SNAPSHOT: "not-found",
+  VIR_ERR_NO_NWFILTER: "not-found",
   VIR_ERR_NO_SECRET: "not-found",
   VIR_ERR_NO_NODE_DEVICE: "not-found",
   VIR_ERR_DOM_EXIST: "conflict",

@@ -14,6 +14,7 @@ export const OBJECTS = {
   domain: { gone: ["NO_DOMAIN"], removal: (name: string) => `virsh destroy ${name}; virsh undefine ${name} --nvram` },
   pool: { gone: ["NO_STORAGE_POOL"], removal: (name: string) => `virsh pool-destroy ${name}; virsh pool-undefine ${name}` },
   network: { gone: ["NO_NETWORK"], removal: (name: string) => `virsh net-destroy ${name}; virsh net-undefine ${name}` },
+  networkFilter: { gone: ["NO_NWFILTER"], removal: (name: string) => `virsh nwfilter-undefine ${name}` },
   /** Taken in one call, never journalled; `domain` is the second argument of its removal. */
   snapshot: { gone: ["NO_DOMAIN_SNAPSHOT", "NO_DOMAIN"], removal: (name: string, domain = "DOMAIN") => `virsh snapshot-delete ${domain} ${name}` },
 } as const satisfies Record<string, { gone: readonly LibvirtCode[]; removal: (name: string, pool?: string) => string }>;
@@ -30,6 +31,7 @@ export const KINDS = {
   StoragePool: { object: "pool" },
   Network: { object: "network" },
   Snapshot: { object: "snapshot" },
+  NetworkFilter: { object: "networkFilter" },
 } as const satisfies Record<string, { object: ObjectKind }>;
 
 export type Kind = keyof typeof KINDS;

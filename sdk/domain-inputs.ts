@@ -1,9 +1,11 @@
 // What the Domain class does beyond registering its inputs (its class is generated:
 // codegen/typescript.ts): a Volume or Image given as a disk goes as its name, pool, format,
-// base and identity as recorded; cloud-init goes as a secret whenever any part is given.
+// base and identity as recorded; a NetworkFilter given as a NIC's filter as its name (so
+// Pulumi makes it first); cloud-init goes as a secret whenever any part is given.
 import * as pulumi from "@pulumi/pulumi";
 import { Image } from "./image";
 import type { CloudInitArgs } from "./types";
+import { NetworkFilter } from "./network-filter";
 import { Volume } from "./volume";
 
 /** What of a disk this reads; the rest goes as the program wrote it. */
@@ -13,8 +15,14 @@ interface DiskSource {
   format?: pulumi.Input<"qcow2" | "raw">;
 }
 
+/** What of a NIC this reads. */
+interface NicSource {
+  filter?: NetworkFilter | pulumi.Input<string>;
+}
+
 interface DomainSources {
   disks?: pulumi.Input<pulumi.Input<DiskSource>[]>;
+  networkInterfaces?: pulumi.Input<pulumi.Input<NicSource>[]>;
   cloudInit?: pulumi.Input<CloudInitArgs>;
 }
 
@@ -27,7 +35,12 @@ export function domainInputs(args: DomainSources): pulumi.Inputs {
     args.cloudInit === undefined
       ? undefined
       : pulumi.output(args.cloudInit).apply((c) => (c && Object.values(c).some((v) => v !== undefined) ? pulumi.secret(c) : c));
-  return { disks, cloudInit };
+  const networkInterfaces = Array.isArray(args.networkInterfaces)
+    ? (args.networkInterfaces as NicSource[]).map(nicInput)
+    : args.networkInterfaces === undefined
+      ? undefined
+      : pulumi.output(args.networkInterfaces).apply((list) => (list as unknown as NicSource[]).map(nicInput));
+  return { disks, cloudInit, networkInterfaces };
 }
 
 /** A disk as stored: a Volume or Image given as `volume` becomes its name, pool, format and base, as recorded. */
@@ -37,3 +50,5 @@ function diskInput(d: DiskSource) {
   const recorded = d.volume instanceof Volume ? { backing: d.volume.diskBacking, identity: d.volume.identity } : {};
   return { ...d, ...recorded, volume: made ? made.name : d.volume, pool: d.pool ?? made?.pool, format: d.format ?? made?.format };
 }
+
+const nicInput = (n: NicSource) => (n.filter instanceof NetworkFilter ? { ...n, filter: n.filter.name } : n);

@@ -6,5 +6,6 @@ export * from "./domain";
 export * from "./storage-pool";
 export * from "./network";
 export * from "./snapshot";
+export * from "./network-filter";
 export * from "./types";
 export * from "./lookups";

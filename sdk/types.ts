@@ -201,34 +201,6 @@ export interface DirectInterface {
   mode?: "bridge" | "vepa" | "private" | "passthrough";
 }
 
-/** A NIC of a Domain: one of a libvirt network, a host bridge or a host device. As a program writes it. */
-export interface NetworkInterfaceArgs {
-  /** A libvirt network (default "default" when neither bridge nor direct is given). */
-  network?: pulumi.Input<string>;
-  /** A host bridge instead of a network. */
-  bridge?: pulumi.Input<string>;
-  /** Macvtap on a host device instead of a network. */
-  direct?: pulumi.Input<DirectInterfaceArgs>;
-  /** A fixed MAC; otherwise libvirt picks one, kept across updates. */
-  mac?: pulumi.Input<string>;
-  /** The NIC model (default "virtio"). */
-  model?: pulumi.Input<string>;
-}
-
-/** A NIC of a Domain: one of a libvirt network, a host bridge or a host device. As outputs hold it. */
-export interface NetworkInterface {
-  /** A libvirt network (default "default" when neither bridge nor direct is given). */
-  network?: string;
-  /** A host bridge instead of a network. */
-  bridge?: string;
-  /** Macvtap on a host device instead of a network. */
-  direct?: DirectInterface;
-  /** A fixed MAC; otherwise libvirt picks one, kept across updates. */
-  mac?: string;
-  /** The NIC model (default "virtio"). */
-  model?: string;
-}
-
 /** A NoCloud seed; stored as a secret whenever any part is given. As a program writes it. */
 export interface CloudInitArgs {
   /** User-data. */
@@ -355,4 +327,48 @@ export interface PoolSpace {
   capacityBytes: number;
   /** Its free space. */
   availableBytes: number;
+}
+
+/** A rule of a NetworkFilter. As a program writes it. */
+export interface FilterRuleArgs {
+  /**
+   * "drop" and "reject" of what comes in refuse new connections only: replies to the VM's own
+   * connections, and its DHCP, still reach it.
+   */
+  action: pulumi.Input<"accept" | "drop" | "reject">;
+  /** "in": to the VM; "out": from it; "inout": both. */
+  direction: pulumi.Input<"in" | "out" | "inout">;
+  /** "all": every IPv4 protocol. */
+  protocol: pulumi.Input<"tcp" | "udp" | "icmp" | "all">;
+  /** The destination port or range, "22" or "8000-8080" (tcp and udp). */
+  ports?: pulumi.Input<string>;
+  /**
+   * The other side, an IPv4 CIDR ("10.0.0.0/8"): the source of what comes in, the destination of what
+   * goes out (not with "inout").
+   */
+  cidr?: pulumi.Input<string>;
+  /** The order of the rules, lowest first: -999 to 1000 (default 500). */
+  priority?: pulumi.Input<number>;
+}
+
+/** A rule of a NetworkFilter. As outputs hold it. */
+export interface FilterRule {
+  /**
+   * "drop" and "reject" of what comes in refuse new connections only: replies to the VM's own
+   * connections, and its DHCP, still reach it.
+   */
+  action: "accept" | "drop" | "reject";
+  /** "in": to the VM; "out": from it; "inout": both. */
+  direction: "in" | "out" | "inout";
+  /** "all": every IPv4 protocol. */
+  protocol: "tcp" | "udp" | "icmp" | "all";
+  /** The destination port or range, "22" or "8000-8080" (tcp and udp). */
+  ports?: string;
+  /**
+   * The other side, an IPv4 CIDR ("10.0.0.0/8"): the source of what comes in, the destination of what
+   * goes out (not with "inout").
+   */
+  cidr?: string;
+  /** The order of the rules, lowest first: -999 to 1000 (default 500). */
+  priority?: number;
 }

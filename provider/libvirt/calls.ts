@@ -12,6 +12,7 @@ import { noArgs, none, read } from "./call-rows";
 import { domainCalls } from "./calls-domain";
 import { networkCalls } from "./calls-network";
 import { snapshotCalls } from "./calls-snapshot";
+import { networkFilterCalls } from "./calls-network-filter";
 import { storageCalls } from "./calls-storage";
 
 export type { Call, InboundCall, StreamCall, Trace } from "./call-rows";
@@ -54,6 +55,7 @@ export const calls = {
   ...domainCalls,
   ...networkCalls,
   ...snapshotCalls,
+  ...networkFilterCalls,
 };
 
 export type Calls = typeof calls;

@@ -4,6 +4,7 @@ import type { Kind } from "../kinds";
 import { domainDeclaration } from "./domain-properties";
 import { imageDeclaration } from "./image-properties";
 import { networkDeclaration } from "./network-properties";
+import { networkFilterDeclaration } from "./network-filter-properties";
 import { Declaration } from "./properties";
 import { snapshotDeclaration } from "./snapshot-properties";
 import { storagePoolDeclaration } from "./storage-pool-properties";
@@ -16,4 +17,5 @@ export const DECLARATIONS: { readonly [K in Kind]: Declaration<any, any> } = {
   StoragePool: storagePoolDeclaration,
   Network: networkDeclaration,
   Snapshot: snapshotDeclaration,
+  NetworkFilter: networkFilterDeclaration,
 };

@@ -5,6 +5,7 @@ import { domainProvider } from "./domain";
 import { engineError, toEngine } from "./engine";
 import { imageProvider } from "./image";
 import { networkProvider } from "./network";
+import { networkFilterProvider } from "./network-filter";
 import { snapshotProvider } from "./snapshot";
 import { storagePoolProvider } from "./storage-pool";
 import { isKind, Kind } from "../kinds";
@@ -23,6 +24,7 @@ const kinds: Record<Kind, ResourceProvider<any, any>> = {
   StoragePool: storagePoolProvider,
   Network: networkProvider,
   Snapshot: snapshotProvider,
+  NetworkFilter: networkFilterProvider,
 };
 
 function of(...values: ({ kvmKind?: unknown } | undefined)[]): ResourceProvider<any, any> {

@@ -116,6 +116,7 @@ export async function applyDeviceChanges(
       direct: n.direct && { dev: n.direct.dev, mode: n.direct.mode ?? "bridge" },
       model: n.model ?? "virtio",
       mac: n.mac ?? newMac(),
+      filter: n.filter,
     };
     await lv.attachDevice(dom, interfaceDeviceXml(nic), impact);
   }

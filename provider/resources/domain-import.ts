@@ -58,6 +58,7 @@ function interfacesOf(interfaces: ReturnType<typeof parseDomainXml>["interfaces"
       direct: i.direct ? present({ dev: i.direct, mode: direct[n] as NonNullable<InterfaceInput["direct"]>["mode"] }) : undefined,
       mac: i.mac,
       model: i.model === "virtio" ? undefined : i.model,
+      filter: i.filter,
     }),
   );
 }

@@ -37,6 +37,8 @@ export interface InterfaceInput {
   direct?: { dev: string; mode?: (typeof DIRECT_MODES)[number] };
   mac?: string;
   model?: string;
+  /** A network filter's name: libvirt applies its rules to the NIC. */
+  filter?: string;
 }
 
 export interface DomainInputs {
@@ -227,6 +229,7 @@ function checkInterfaces(nics: DomainInputs["networkInterfaces"], failures: Fail
         bad(`networkInterfaces[${i}].direct.mode`, `must be one of ${DIRECT_MODES.map((m) => `"${m}"`).join(", ")}, got ${JSON.stringify(nic.direct.mode)}`);
     }
     if (nic.network !== undefined) checkName(failures, `networkInterfaces[${i}].network`, nic.network);
+    if (nic.filter !== undefined) checkName(failures, `networkInterfaces[${i}].filter`, nic.filter);
     if (nic.mac !== undefined && !isUnknown(nic.mac) && !MAC_RE.test(nic.mac))
       bad(`networkInterfaces[${i}].mac`, `"${nic.mac}" is not a MAC address like 52:54:00:12:34:56`);
     if (nic.mac && MAC_RE.test(nic.mac) && parseInt(nic.mac.slice(0, 2), 16) & 1)

@@ -14,7 +14,7 @@ const LIVE_DEVICES_DOC =
 
 export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
   kind: "Domain",
-  doc: 'A KVM virtual machine: its CPUs, memory, disks and NICs, a cloud-init seed, and its power state',
+  doc: "A KVM virtual machine: its CPUs, memory, disks and NICs, a cloud-init seed, and its power state",
   namedBy: ["name"],
   outputs: {
     uuid: { type: "string", doc: "the domain's UUID, its identity" },

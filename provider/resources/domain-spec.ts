@@ -2,7 +2,7 @@
 // paths, the MACs an interface keeps across a redefinition, the DomainSpec the XML
 // builder takes, and the outputs composed from what libvirt reports.
 import { KvmError } from "../errors";
-import { DomainRef, Libvirt } from "../libvirt/api";
+import { DomainRef, Libvirt, unlessMissing } from "../libvirt/api";
 import { DiskSpec, DomainSpec, InterfaceSpec, ParsedDomain } from "../xml/domain";
 import { parseVolumeXml } from "../xml/volume";
 import { DomainInputs, DomainOutputs, InterfaceInput, SeedRecord } from "./domain-inputs";
@@ -26,6 +26,21 @@ export function stateName(state: number): string {
  * older records). Nothing comes from libvirt's reading of the file: a guest can write
  * any header into a raw disk, and libvirt re-probes it on every look.
  */
+/**
+ * The network filters the NICs name, each on the host: libvirt starts no VM whose filter is
+ * missing, and a filter given by name (not a NetworkFilter) makes no Pulumi dependency.
+ */
+export async function requireFilters(lv: Libvirt, d: DomainInputs, host: string): Promise<void> {
+  for (const [i, nic] of (d.networkInterfaces ?? []).entries()) {
+    if (!nic.filter || (await unlessMissing(lv.lookupNetworkFilter(nic.filter), "NO_NWFILTER"))) continue;
+    throw new KvmError("permanent", `there is no network filter "${nic.filter}" for the domain's NIC`, {
+      host,
+      property: `networkInterfaces[${i}].filter`,
+      fix: "Pass the NetworkFilter resource itself as the filter (Pulumi then makes it first), or add it to dependsOn, or define it on the host (virsh nwfilter-define)",
+    });
+  }
+}
+
 export async function resolveDisks(lv: Libvirt, d: DomainInputs, host: string, known = new Map<string, ParsedDisk>()): Promise<DiskSpec[]> {
   return Promise.all(
     d.disks.map(async (disk, i) => {
@@ -119,6 +134,7 @@ export function specOf(
       direct: n.direct && { dev: n.direct.dev, mode: n.direct.mode ?? "bridge" },
       model: n.model ?? "virtio",
       mac: n.mac ?? macs[i],
+      filter: n.filter,
     })),
     kernel: d.kernel,
     initrd: d.initrd,

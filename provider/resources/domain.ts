@@ -15,7 +15,7 @@ import { leaseSnapshot } from "./domain-ip";
 import { startWatched } from "./domain-console";
 import { isActive, stopGracefully } from "./domain-power";
 import { createSeed, deleteSeed, nextSeedName, SeedVolume, seedVolumeName } from "./domain-seed";
-import { keptMacs, resolveDisks, specOf } from "./domain-spec";
+import { keptMacs, requireFilters, resolveDisks, specOf } from "./domain-spec";
 import { volumeClaims } from "./storage";
 import { clearLeftovers, isJournalled, Making } from "./rollback";
 import { interruptible } from "./interrupt";
@@ -78,6 +78,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
               const current = await toAdopt(lv, d, host);
               const live = current && (await liveAdoption(lv, current, d));
               const disks = await resolveDisks(lv, d, host, current && new Map(current.disks.map((x) => [x.path, x])));
+              await requireFilters(lv, d, host);
               const made = d.cloudInit ? await createSeed(lv, d, host, making, signal) : undefined;
               seed = made && { pool: made.pool, name: made.name, identity: made.identity };
               const xmlOf = (uuid: string, macs: (string | undefined)[]) => domainXml(specOf(d, disks, made?.path, owner, macs, uuid));

@@ -24,7 +24,7 @@ export function inPoolProperties<I extends { host: unknown }, O extends { host: 
 
 export const imageDeclaration: Declaration<ImageInputs, ImageOutputs> = {
   kind: "Image",
-  doc: 'A base disk image uploaded into a storage pool, from a URL or a local file, its bytes verified',
+  doc: "A base disk image uploaded into a storage pool, from a URL or a local file, its bytes verified",
   namedBy: ["name", "pool"],
   outputs: {
     path: { type: "string", doc: "the volume's file on the host" },

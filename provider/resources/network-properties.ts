@@ -10,7 +10,7 @@ const reservations = (n: NetworkInputs) => [...(n.dhcp?.hosts ?? [])].sort((a, b
 
 export const networkDeclaration: Declaration<NetworkInputs, NetworkOutputs> = {
   kind: "Network",
-  doc: 'A libvirt virtual network; Domains join it with `networkInterfaces: [{ network: net.name }]`',
+  doc: "A libvirt virtual network; Domains join it with `networkInterfaces: [{ network: net.name }]`",
   namedBy: ["name"],
   outputs: {
     uuid: { type: "string", doc: "the network's UUID, its identity" },

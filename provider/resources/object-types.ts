@@ -9,6 +9,7 @@ import type { VolumeIdentity } from "./volume-identity";
 import { urlHasSecrets } from "../image/url-secrets";
 import type { CloudInit } from "../iso/seed";
 import type { DhcpHost } from "../xml/network";
+import type { FilterRule } from "../xml/network-filter";
 import type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./domain-inputs";
 import type { NetworkInputs } from "./network-inputs";
 
@@ -94,7 +95,11 @@ const backing: ObjectType<Defined<DiskInput["backing"]>> = {
 const disk: ObjectType<DiskInput> = {
   doc: "A disk of a Domain",
   fields: {
-    volume: { type: "Volume | Image | string", doc: "the volume: a Volume or Image (its format, base and identity come along), or a volume's name", required: true },
+    volume: {
+      type: "Volume | Image | string",
+      doc: "the volume: a Volume or Image (its format, base and identity come along), or a volume's name",
+      required: true,
+    },
     pool: { type: "string", doc: 'the pool of the volume (default "default")' },
     device: { type: '"disk" | "cdrom"', doc: '"disk" (default) or "cdrom"' },
     bus: { type: '"virtio" | "sata" | "scsi" | "ide"', doc: '"virtio" (default; a cdrom: "sata")' },
@@ -137,6 +142,7 @@ const networkInterface: ObjectType<InterfaceInput> = {
     direct: { type: "DirectInterface", doc: "macvtap on a host device instead of a network" },
     mac: { type: "string", doc: "a fixed MAC; otherwise libvirt picks one, kept across updates" },
     model: { type: "string", doc: 'the NIC model (default "virtio")' },
+    filter: { type: "NetworkFilter | string", doc: "a NetworkFilter (or a network filter's name) whose rules libvirt applies to the NIC's traffic" },
   },
 };
 
@@ -187,6 +193,25 @@ const dhcp: ObjectType<Defined<NetworkInputs["dhcp"]>> = {
   },
 };
 
+const filterRule: ObjectType<FilterRule> = {
+  doc: "A rule of a NetworkFilter",
+  fields: {
+    action: {
+      type: '"accept" | "drop" | "reject"',
+      doc: '"drop" and "reject" of what comes in refuse new connections only: replies to the VM\'s own connections, and its DHCP, still reach it',
+      required: true,
+    },
+    direction: { type: '"in" | "out" | "inout"', doc: '"in": to the VM; "out": from it; "inout": both', required: true },
+    protocol: { type: '"tcp" | "udp" | "icmp" | "all"', doc: '"all": every IPv4 protocol', required: true },
+    ports: { type: "string", doc: 'the destination port or range, "22" or "8000-8080" (tcp and udp)' },
+    cidr: {
+      type: "string",
+      doc: 'the other side, an IPv4 CIDR ("10.0.0.0/8"): the source of what comes in, the destination of what goes out (not with "inout")',
+    },
+    priority: { type: "integer", doc: "the order of the rules, lowest first: -999 to 1000 (default 500)" },
+  },
+};
+
 const poolSpace: ObjectType<{ name: string; capacityBytes: number; availableBytes: number }> = {
   doc: "A running storage pool's size and free space",
   fields: {
@@ -211,6 +236,7 @@ export const OBJECT_TYPES: Record<string, ObjectType<any>> = {
   Dhcp: dhcp,
   DhcpHost: dhcpHost,
   PoolSpace: poolSpace,
+  FilterRule: filterRule,
 };
 
 /** Whether a value of a declared type carries a field declared secret (a host with a private key): it is stored whole as a secret. */

@@ -86,7 +86,10 @@ export function propertyDoc(p: Property<unknown, unknown>): string {
   const doc = `${p.doc[0].toUpperCase()}${p.doc.slice(1)}.`;
   const fallback = p.defaultDoc ?? (p.default !== undefined ? `\`${JSON.stringify(p.default)}\`` : undefined);
   const change = p.hint ? "Not compared." : CHANGE_SENTENCES[p.change];
-  const escalations = [p.replaceWhen && `It replaces the resource on ${p.replaceWhen.doc}.`, p.restartWhen && `It restarts the domain for ${p.restartWhen.doc}.`];
+  const escalations = [
+    p.replaceWhen && `It replaces the resource on ${p.replaceWhen.doc}.`,
+    p.restartWhen && `It restarts the domain for ${p.restartWhen.doc}.`,
+  ];
   return [doc, fallback && `Default: ${fallback}.`, change, ...escalations].filter(Boolean).join(" ");
 }
 

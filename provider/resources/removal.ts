@@ -2,7 +2,7 @@
 // resource's delete and by rollback alike, each with the checks that keep it from
 // taking what something else still uses.
 import { KvmError } from "../errors";
-import { DomainRef, isLibvirtError, Libvirt, NetworkRef, PoolRef, UndefineFlags } from "../libvirt/api";
+import { DomainRef, isLibvirtError, Libvirt, NetworkFilterRef, NetworkRef, PoolRef, UndefineFlags } from "../libvirt/api";
 import { OWNER_NS, parseDomainXml } from "../xml/domain";
 import { stopGracefully } from "./domain-power";
 
@@ -78,4 +78,17 @@ export async function removeNetwork(lv: Libvirt, net: NetworkRef, host: string):
   }
   if (await lv.networkIsActive(net)) await lv.stopNetwork(net);
   await lv.undefineNetwork(net);
+}
+
+/** Undefines the network filter; libvirt refuses while a VM's NIC uses it, and the error says which fix. */
+export async function removeNetworkFilter(lv: Libvirt, filter: NetworkFilterRef, host: string): Promise<void> {
+  try {
+    await lv.undefineNetworkFilter(filter);
+  } catch (err) {
+    if (!isLibvirtError(err, "OPERATION_INVALID")) throw err;
+    throw new KvmError("conflict", `network filter "${filter.name}" is used by a VM's NIC (${(err as Error).message})`, {
+      host,
+      fix: "Delete those domains or remove the filter from their NICs first (a NetworkFilter passed as a NIC's filter is deleted after its domains)",
+    });
+  }
 }

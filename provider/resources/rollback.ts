@@ -10,10 +10,10 @@ import { warn } from "../log";
 import { HostConfig } from "../ssh/host";
 import { hostLabel, hostPlace } from "./common";
 import { judge } from "./volume-identity";
-import { hasOwnerMarker, removeDomain, removeNetwork, removePool } from "./removal";
+import { hasOwnerMarker, removeDomain, removeNetwork, removeNetworkFilter, removePool } from "./removal";
 import { HostAccess } from "./context";
 import { changeJournal, Entry, inFlight, journalFile, Made, readJournal } from "./journal";
-import { DomainRef, isLibvirtError, Libvirt, LibvirtError, NetworkRef, PoolRef, VolumeRef } from "../libvirt/api";
+import { DomainRef, isLibvirtError, Libvirt, LibvirtError, NetworkFilterRef, NetworkRef, PoolRef, VolumeRef } from "../libvirt/api";
 import { GONE_CODES, OBJECTS } from "../kinds";
 
 export type { Made } from "./journal";
@@ -32,6 +32,7 @@ interface RefOf {
   domain: DomainRef;
   pool: PoolRef;
   network: NetworkRef;
+  networkFilter: NetworkFilterRef;
 }
 
 /**
@@ -58,6 +59,10 @@ const finders: { [K in Made["kind"]]: (lv: Libvirt, l: Made) => Promise<{ ref: R
     const ref = await lv.lookupNetwork(l.name);
     return l.id ? { ref, mine: hexOf(ref) === l.id } : undefined;
   },
+  async networkFilter(lv, l) {
+    const ref = await lv.lookupNetworkFilter(l.name);
+    return l.id ? { ref, mine: hexOf(ref) === l.id } : undefined;
+  },
 };
 
 /** How each kind of leftover, proven to be the one made, is removed: as its resource's delete does. */
@@ -67,6 +72,7 @@ const removers: { [K in Made["kind"]]: (lv: Libvirt, ref: RefOf[K], host: string
   domain: (lv, dom, host) => removeDomain(lv, dom, 0, host),
   pool: removePool,
   network: removeNetwork,
+  networkFilter: removeNetworkFilter,
 };
 
 export type Removal = "removed" | "gone" | "other" | "unproven";

@@ -5,7 +5,7 @@ import type { StoragePoolInputs, StoragePoolOutputs } from "./storage-pool";
 
 export const storagePoolDeclaration: Declaration<StoragePoolInputs, StoragePoolOutputs> = {
   kind: "StoragePool",
-  doc: 'A directory storage pool on the host, which Images and Volumes go into',
+  doc: "A directory storage pool on the host, which Images and Volumes go into",
   namedBy: ["name"],
   outputs: {
     uuid: { type: "string", doc: "the pool's UUID, its identity" },

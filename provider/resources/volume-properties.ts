@@ -24,7 +24,7 @@ function shrinks(olds: VolumeOutputs, news: VolumeInputs): boolean {
 
 export const volumeDeclaration: Declaration<VolumeInputs, VolumeOutputs> = {
   kind: "Volume",
-  doc: 'A disk: blank, a copy-on-write overlay of an Image, or a full copy of another volume',
+  doc: "A disk: blank, a copy-on-write overlay of an Image, or a full copy of another volume",
   namedBy: ["name", "pool"],
   outputs: {
     path: { type: "string", doc: "the volume's file on the host" },

@@ -43,6 +43,7 @@ export interface InterfaceSpec {
   direct?: { dev: string; mode: string };
   mac?: string;
   model: string;
+  filter?: string;
 }
 
 export interface DomainSpec {
@@ -107,6 +108,7 @@ function networkInterface(devices: XMLBuilder, nic: InterfaceSpec): void {
   if (nic.mac) el.ele("mac", { address: nic.mac });
   el.ele("source", nic.direct ? { dev: nic.direct.dev, mode: nic.direct.mode } : nic.bridge ? { bridge: nic.bridge } : { network: nic.network ?? "default" });
   el.ele("model", { type: nic.model });
+  if (nic.filter) el.ele("filterref", { filter: nic.filter });
 }
 
 /** One disk's <disk> element, for attaching it to a running domain. */
@@ -181,7 +183,7 @@ export interface ParsedDomain {
   maxMemoryMiB: number;
   /** `backing`: the first link of the chain this definition spells out (written by us, not probed). */
   disks: { path: string; device: string; target: string; bus: string; format?: string; backing?: { path: string; format: string } }[];
-  interfaces: { mac: string; network?: string; bridge?: string; direct?: string; model?: string }[];
+  interfaces: { mac: string; network?: string; bridge?: string; direct?: string; model?: string; filter?: string }[];
   kernel?: string;
   /** UEFI when the OS asks for EFI firmware or names a loader (a pflash one, as virt-install writes). */
   firmware: "bios" | "uefi";
@@ -226,6 +228,7 @@ export function parseDomainXml(xml: string): ParsedDomain {
       bridge: at(i, "source@bridge"),
       direct: i.getAttribute("type") === "direct" ? at(i, "source@dev") : undefined,
       model: at(i, "model@type"),
+      filter: at(i, "filterref@filter"),
     })),
     kernel: at(root, "os/kernel"),
     firmware: at(root, "os@firmware") === "efi" || at(root, "os/loader@type") === "pflash" ? "uefi" : "bios",

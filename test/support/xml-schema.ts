@@ -6,7 +6,7 @@ import * as path from "path";
 import { virsh } from "./virsh";
 import { tempDir } from "./tmp";
 
-export function assertValidXml(xml: string, kind: "domain" | "storagevol" | "storagepool" | "network"): void {
+export function assertValidXml(xml: string, kind: "domain" | "storagevol" | "storagepool" | "network" | "nwfilter"): void {
   const dir = tempDir("xml-schema-");
   const file = path.join(dir, `${kind}.xml`);
   fs.writeFileSync(file, xml);

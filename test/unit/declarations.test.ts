@@ -75,6 +75,14 @@ const RECORDS: Record<string, Record<string, unknown>> = {
     creationTime: 1796433292,
     state: "shutoff",
   },
+  NetworkFilter: {
+    kvmKind: "NetworkFilter",
+    host,
+    name: "web-in",
+    rules: [{ action: "accept", direction: "in", protocol: "tcp", ports: "22" }],
+    uuid: "1".repeat(32),
+    adopt: false,
+  },
 };
 
 /** For every compared property, a value that is a change of its declared class. */
@@ -143,6 +151,12 @@ const CHANGES: Record<string, Record<string, unknown>> = {
     description: "another",
     memory: true,
   },
+  NetworkFilter: {
+    host: { ...host, privateKeyPath: "/rotated" },
+    name: "web-out",
+    rules: [{ action: "drop", direction: "in", protocol: "all" }],
+    adopt: true,
+  },
 };
 
 /** For a property that escalates (replaceWhen), a value that needs a new object. */
@@ -153,6 +167,7 @@ const ESCALATIONS: Record<string, Record<string, unknown>> = {
   StoragePool: { host: { ...host, address: "hv2" } },
   Network: { host: { ...host, address: "hv2" }, dhcp: { start: "192.168.171.20", end: "192.168.171.99" } },
   Snapshot: { host: { ...host, address: "hv2" } },
+  NetworkFilter: { host: { ...host, address: "hv2" } },
 };
 
 describe("declarations", () => {
@@ -215,6 +230,6 @@ describe("declarations", () => {
     const err = (codeName: string) => Object.assign(Object.create(LibvirtError.prototype) as LibvirtError, { codeName, message: codeName });
     assert.strictEqual(classify(err("VIR_ERR_NO_XEN")).errorClass, UNLISTED_CODE_CLASS);
     for (const code of GONE_CODES) assert.strictEqual(classify(err(`VIR_ERR_${code}`)).errorClass, "not-found", code);
-    assert.deepStrictEqual(Object.keys(OBJECTS).sort(), ["domain", "network", "pool", "snapshot", "volume"]);
+    assert.deepStrictEqual(Object.keys(OBJECTS).sort(), ["domain", "network", "networkFilter", "pool", "snapshot", "volume"]);
   });
 });

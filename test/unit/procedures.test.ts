@@ -25,6 +25,7 @@ function constantOf(api: string): string {
   const words =
     special[api] ??
     api
+      .replace(/^virNWFilter/, "Nwfilter")
       .replace(/^vir/, "")
       .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
       .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")

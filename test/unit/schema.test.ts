@@ -64,7 +64,11 @@ describe("plugin schema", () => {
     for (const [name, t] of Object.entries(OBJECT_TYPES)) {
       const s = schema.types[`kvm:index:${name}`];
       const fields = Object.entries<Field>(t.fields).filter(([, f]) => !f.bySdk);
-      assert.deepStrictEqual(Object.keys(s.properties), fields.map(([k]) => k), `${name}: every field but the SDK's own`);
+      assert.deepStrictEqual(
+        Object.keys(s.properties),
+        fields.map(([k]) => k),
+        `${name}: every field but the SDK's own`,
+      );
       for (const [field, f] of fields) {
         assert.deepStrictEqual(s.properties[field], { ...schemaType(f.type), description: f.doc, ...(f.secret ? { secret: true } : {}) }, `${name}.${field}`);
         assert.strictEqual((s.required ?? []).includes(field), !!f.required, `${name}.${field}`);

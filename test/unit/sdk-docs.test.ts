@@ -21,7 +21,7 @@ function argsInterfaces(): Map<string, { docs: Map<string, string>; extends?: st
       for (const m of node.members) {
         const jsdoc = ts
           .getJSDocCommentsAndTags(m)
-          .map((d) => d.getText())
+          .map((d) => d.getText().replace(/\s*\n\s*\*(?!\/)\s*/g, " "))
           .join(" ");
         docs.set((m.name as ts.Identifier).text, jsdoc);
       }
