@@ -90,7 +90,7 @@ describe("NetworkFilter", function () {
       disks: [diskOf(overlay)],
       networkInterfaces: [{ network: labEnv().network, filter: filterName }],
       waitForIp: { timeout: "120s", source: "lease" },
-    } as DomainInputs);
+    });
 
   it("refuses a VM whose NIC names a filter the host lacks, naming the NIC's filter and the fix; nothing is left", async () => {
     const inputs = await vmInputs(`${tag}-missing`, `${tag}-nofilter`);
@@ -106,7 +106,7 @@ describe("NetworkFilter", function () {
       host: host(),
       name: `${tag}-web`,
       rules: [{ action: "drop", direction: "in", protocol: "all", priority: 900 }],
-    } as NetworkFilterInputs);
+    });
     filter = (await networkFilterProvider.create(news)).outs;
     cleanup.push(() => networkFilterProvider.delete(filter.uuid, filter));
     assert.match(filter.uuid, /^[0-9a-f-]{36}$/);
