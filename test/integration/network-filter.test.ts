@@ -8,7 +8,7 @@ import { spawnSync } from "child_process";
 import { domainProvider, DomainInputs, DomainOutputs } from "../../provider/resources/domain";
 import { imageProvider, ImageInputs, ImageOutputs } from "../../provider/resources/image";
 import { networkFilterProvider } from "../../provider/resources/network-filter";
-import type { NetworkFilterInputs, NetworkFilterOutputs } from "../../provider/resources/network-filter-properties";
+import type { NetworkFilterOutputs } from "../../provider/resources/network-filter-properties";
 import { volumeProvider, VolumeInputs, VolumeOutputs } from "../../provider/resources/volume";
 import { checked } from "../support/checked";
 import { diskOf } from "../support/disks";
