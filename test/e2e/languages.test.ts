@@ -29,16 +29,15 @@ function generatedSdks(): string {
 }
 
 /** The programs' common path: a preview naming the kinds, an up with the VM's IP, then a preview with no change. */
-async function previewUpAndNoChange(stack: Stack): Promise<void> {
+async function previewUpAndNoChange(stack: Stack, kinds = ["Image", "Volume", "Domain"]): Promise<void> {
   const preview = await stack.preview();
-  assert.deepStrictEqual(only(preview.changeSummary), { create: 4 });
-  for (const kind of ["Image", "Volume", "Domain"])
-    assert.match(preview.stdout, new RegExp(`\\+\\s+kvm:index:${kind}\\s`), `the preview names kvm:index:${kind}`);
+  assert.deepStrictEqual(only(preview.changeSummary), { create: kinds.length + 1 });
+  for (const kind of kinds) assert.match(preview.stdout, new RegExp(`\\+\\s+kvm:index:${kind}\\s`), `the preview names kvm:index:${kind}`);
   const up = await stack.up();
   assert.strictEqual(up.summary.result, "succeeded");
   assert.match(up.outputs.ip.value, /^192\.168\.150\.\d+$/);
   assert.strictEqual(up.outputs.state.value, "running");
-  assert.deepStrictEqual(only((await stack.preview()).changeSummary), { same: 4 }, "no change after up");
+  assert.deepStrictEqual(only((await stack.preview()).changeSummary), { same: kinds.length + 1 }, "no change after up");
 }
 
 interface ProgramStack extends E2eStack {
@@ -56,6 +55,7 @@ async function programStack(
   const lab = labEnv();
   const volumesBefore = volumeNames(lab);
   const domainsBefore = domainNames();
+  const filtersBefore = virsh(["nwfilter-list"]);
   const dir = tempDir(`${name}-program-`);
   fs.cpSync(path.join(repoRoot, "test", "programs", name), dir, { recursive: true });
   prepare(dir);
@@ -75,6 +75,7 @@ async function programStack(
       await e.stack.destroy();
       assert.deepStrictEqual(domainNames(), domainsBefore, "no domain left");
       assert.deepStrictEqual(volumeNames(lab), volumesBefore, "no volume left");
+      assert.strictEqual(virsh(["nwfilter-list"]), filtersBefore, "no network filter left");
     },
   };
 }
@@ -129,7 +130,13 @@ describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
 
   it("previews, brings the VM up with an IP, previews no change, updates in place, refreshes and destroys; nothing is left", async () => {
     const stack = e!.stack;
-    await previewUpAndNoChange(stack);
+    await previewUpAndNoChange(stack, ["Image", "Volume", "NetworkFilter", "Domain"]);
+    // the NIC names the filter, whose rules libvirt holds as the program states them
+    assert.match(virsh(["dumpxml", `${prefix}-vm`]), new RegExp(`<filterref filter='${prefix}-filter'/>`));
+    assert.match(
+      virsh(["nwfilter-dumpxml", `${prefix}-filter`]),
+      /<rule action='drop' direction='in' priority='500'>\s*<tcp dstportstart='8000' dstportend='8080' state='NEW'\/>/,
+    );
 
     // secret in the state (exportStack shows secrets' plaintext, each under Pulumi's secret signature):
     // the cloud-init seed, as the kind declares it, and the Image's source, whose URL carries a token
@@ -147,12 +154,12 @@ describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
 
     await stack.setConfig("autostart", { value: "true" });
     const updated = await stack.up();
-    assert.deepStrictEqual(only(updated.summary.resourceChanges ?? {}), { same: 3, update: 1 });
+    assert.deepStrictEqual(only(updated.summary.resourceChanges ?? {}), { same: 4, update: 1 });
     assert.match(updated.stdout, /~\s+kvm:index:Domain vm updated .*\[diff: ~autostart\]/);
     assert.match(virsh(["dominfo", `${prefix}-vm`]), /Autostart:\s+enable/);
 
     const refreshed = await stack.refresh();
-    assert.deepStrictEqual(only(refreshed.summary.resourceChanges ?? {}), { same: 4 });
+    assert.deepStrictEqual(only(refreshed.summary.resourceChanges ?? {}), { same: 5 });
 
     await e!.destroyLeavesNothing();
   });
