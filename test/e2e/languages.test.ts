@@ -135,7 +135,7 @@ describe("e2e: a Pulumi YAML program on the kvm provider plugin", function () {
     assert.match(virsh(["dumpxml", `${prefix}-vm`]), new RegExp(`<filterref filter='${prefix}-filter'/>`));
     assert.match(
       virsh(["nwfilter-dumpxml", `${prefix}-filter`]),
-      /<rule action='drop' direction='in' priority='500'>\s*<tcp dstportstart='8000' dstportend='8080' state='NEW'\/>/,
+      /<rule action='drop' direction='in' priority='500'>\s*<tcp state='NEW' dstportstart='8000' dstportend='8080'\/>/,
     );
 
     // secret in the state (exportStack shows secrets' plaintext, each under Pulumi's secret signature):
