@@ -41,7 +41,10 @@ describe(`e2e [${leg.name}]: a bare hypervisor set up from Pulumi alone`, functi
   it("makes pool and network, images, an overlay, a copy and a VM on them; adopts a virsh volume; updates a reservation in place; destroys it all", async () => {
     const up = await e!.stack.up();
     assert.strictEqual(up.summary.result, "succeeded", up.stderr);
-    assert.deepStrictEqual(up.summary.resourceChanges, { create: 8 }, "pool, network, image, overlay, copy, raw data volume, VM and the stack");
+    assert.deepStrictEqual(up.summary.resourceChanges, { create: 9 }, "pool, network, image, overlay, copy, raw data volume, filter, VM and the stack");
+    // the NIC is behind the filter given as the NetworkFilter itself
+    assert.match(virsh(["dumpxml", `${prefix}-vm`]), new RegExp(`<filterref filter='${prefix}-filter'/>`));
+    const filterUuid = /<uuid>([^<]+)<\/uuid>/.exec(virsh(["nwfilter-dumpxml", `${prefix}-filter`]))![1];
 
     // the pool runs, autostarts, and its directory was made
     assert.ok(poolNames().includes(poolName));
@@ -81,12 +84,16 @@ describe(`e2e [${leg.name}]: a bare hypervisor set up from Pulumi alone`, functi
     const preview = await e!.stack.preview();
     assert.deepStrictEqual(
       preview.changeSummary,
-      { create: 1, update: 2, same: 6 },
-      "adopting plans a create, the reservation and the growth updates, no replace",
+      { create: 1, update: 3, same: 6 },
+      "adopting plans a create, the reservation, the growth and the rules updates, no replace",
     );
     const second = await e!.stack.up();
     assert.strictEqual(second.summary.result, "succeeded", second.stderr);
-    assert.deepStrictEqual(second.summary.resourceChanges, { create: 1, update: 2, same: 6 });
+    assert.deepStrictEqual(second.summary.resourceChanges, { create: 1, update: 3, same: 6 });
+    // the filter's new rules, in place: the same filter
+    const rules = virsh(["nwfilter-dumpxml", `${prefix}-filter`]);
+    assert.match(rules, /<rule action='accept' direction='in' priority='100'>\s*<icmp\/>/);
+    assert.ok(rules.includes(`<uuid>${filterUuid}</uuid>`), "the same filter, its rules changed in place");
     // grown as a raw file: the host file its header named is untouched, the guest's bytes kept
     assert.ok(fs.readFileSync(victim).equals(victimBytes), "the host file the guest's header named changed");
     const grown = fs.readFileSync(dataPath);
@@ -112,13 +119,14 @@ describe(`e2e [${leg.name}]: a bare hypervisor set up from Pulumi alone`, functi
         .resources.map((r: any) => [r.kind, r.name, r.status])
         .sort();
     assert.deepStrictEqual(
-      kinds(healthy.stdout).filter((r: string[]) => r[0] === "StoragePool" || r[0] === "Network"),
+      kinds(healthy.stdout).filter((r: string[]) => r[0] === "StoragePool" || r[0] === "Network" || r[0] === "NetworkFilter"),
       [
         ["Network", netName, "ok"],
+        ["NetworkFilter", `${prefix}-filter`, "ok"],
         ["StoragePool", poolName, "ok"],
       ],
     );
-    assert.strictEqual(kinds(healthy.stdout).length, 8, "pool, network, image, four volumes, the VM");
+    assert.strictEqual(kinds(healthy.stdout).length, 9, "pool, network, image, four volumes, the filter, the VM");
     virsh(["net-destroy", netName]);
     const drift = await runCli(args, { env: e!.env, installed });
     assert.strictEqual(drift.code, 1);
@@ -128,7 +136,7 @@ describe(`e2e [${leg.name}]: a bare hypervisor set up from Pulumi alone`, functi
     assert.match(virsh(["net-info", netName]), /Active:\s+yes/);
 
     const quiet = await e!.stack.preview();
-    assert.deepStrictEqual(quiet.changeSummary, { same: 9 }, "no changes after the update");
+    assert.deepStrictEqual(quiet.changeSummary, { same: 10 }, "no changes after the update");
 
     const down = await e!.stack.destroy();
     assert.strictEqual(down.summary.result, "succeeded", down.stderr);
@@ -136,5 +144,6 @@ describe(`e2e [${leg.name}]: a bare hypervisor set up from Pulumi alone`, functi
     assert.ok(!fs.existsSync(poolDir), "the pool's directory is gone with its volumes, the adopted one included");
     assert.ok(!networkNames().includes(netName), "the network is undefined");
     assert.ok(!domainNames().includes(`${prefix}-vm`));
+    assert.doesNotMatch(virsh(["nwfilter-list"]), new RegExp(`${prefix}-filter`), "the filter goes after its VM");
   });
 });

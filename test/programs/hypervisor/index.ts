@@ -1,10 +1,11 @@
 // A bare hypervisor set up from Pulumi alone: a storage pool and an isolated network
 // with DHCP of its own, an Image in that pool, an overlay and a full copy of it, and a
-// VM on the new network that gets its address there.
+// VM on the new network that gets its address there, its NIC behind a network filter.
 //   prefix    names of every object
 //   subnet    the network's /24, e.g. "192.168.172"
 //   adopted   "true": also take over the volume "<prefix>-adopted" made with virsh
-//   reserved  "true": a DHCP reservation for the VM's MAC (an in-place network update)
+//   reserved  "true": a DHCP reservation for the VM's MAC (an in-place network update), and
+//             the filter lets pings in (an in-place change of its rules)
 //   dataSize  the capacity of a raw volume no VM uses (default "16MiB")
 import * as pulumi from "@pulumi/pulumi";
 import * as kvm from "pulumi-kvm";
@@ -30,12 +31,19 @@ const data = new kvm.Volume(`${prefix}-data`, { host, pool: pool.name, format: "
 if (config.getBoolean("adopted")) {
   new kvm.Volume(`${prefix}-adopted`, { host, pool: pool.name, capacity: "32MiB", adopt: true });
 }
+const filter = new kvm.NetworkFilter(`${prefix}-filter`, {
+  host,
+  rules: [
+    ...(config.getBoolean("reserved") ? [{ action: "accept" as const, direction: "in" as const, protocol: "icmp" as const, priority: 100 }] : []),
+    { action: "drop", direction: "in", protocol: "tcp", ports: "8000-8080" },
+  ],
+});
 const vm = new kvm.Domain(`${prefix}-vm`, {
   host,
   type: "qemu",
   memory: "128MiB",
   disks: [{ volume: overlay }, { volume: copy }],
-  networkInterfaces: [{ network: net.name, mac }],
+  networkInterfaces: [{ network: net.name, mac, filter }],
   cloudInit: { hostname: `${prefix}-vm` },
   waitForIp: { timeout: "3m" },
 });
