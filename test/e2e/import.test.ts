@@ -23,7 +23,14 @@ const only = (summary: Record<string, number | undefined>) => Object.fromEntries
 describe("e2e: an estate made with virsh, imported into a Pulumi YAML project", function () {
   this.timeout(600_000);
   const tag = `im${process.pid}`;
-  const names = { net: `${tag}-net`, base: `${tag}-base.qcow2`, overlay: `${tag}-overlay.qcow2`, data: `${tag}-data.raw`, vm: `${tag}-vm` };
+  const names = {
+    filter: `${tag}-filter`,
+    net: `${tag}-net`,
+    base: `${tag}-base.qcow2`,
+    overlay: `${tag}-overlay.qcow2`,
+    data: `${tag}-data.raw`,
+    vm: `${tag}-vm`,
+  };
   const mac = "52:54:00:1e:00:01";
   const dir = tempDir("import-project-");
   let e: E2eStack | undefined;
@@ -102,6 +109,7 @@ describe("e2e: an estate made with virsh, imported into a Pulumi YAML project", 
     }
     for (const v of [names.overlay, names.base, names.data]) if (volumeNames(lab()).includes(v)) virsh(["vol-delete", "--pool", pool(), v]);
     if (networkNames().includes(names.net)) removeNetwork(names.net);
+    if (virsh(["nwfilter-list"]).includes(names.filter)) virsh(["nwfilter-undefine", names.filter]);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -119,8 +127,17 @@ describe("e2e: an estate made with virsh, imported into a Pulumi YAML project", 
 
   it("imports each kind alone by pulumi import TYPE NAME ID, with the inputs that make it; a wrong ID and a missing object fail naming the fix", () => {
     const snapshot = recordSnapshot("before-upgrade", 1765000000);
+    // a network filter an admin defined, with rules a NetworkFilter states
+    fs.writeFileSync(
+      path.join(dir, "filter.xml"),
+      `<filter name='${names.filter}' chain='root'><rule action='accept' direction='in' priority='100'><tcp dstportstart='22'/></rule>` +
+        `<rule action='drop' direction='in'><all/></rule></filter>`,
+    );
+    virsh(["nwfilter-define", path.join(dir, "filter.xml")]);
+    const filterUuid = /<uuid>([^<]+)</.exec(virsh(["nwfilter-dumpxml", names.filter]))![1];
     const alone: [string, string, RegExp[]][] = [
       ["Snapshot", snapshot, [/name: before-upgrade/, /description: made by hand/, new RegExp(`domain: ${names.vm}`)]],
+      ["NetworkFilter", filterUuid, [/action: accept/, /ports: '22'/, /priority: 100/, /action: drop/, /protocol: all/]],
       ["Network", ids.net, [/mode: isolated/, /start: 192\.168\.188\.100/, /mac: 52:54:00:1e:00:09/]],
       ["Volume", ids.overlay, [new RegExp(`baseImage: ${names.base.replace(/\./g, "\\.")}`), /sourceFormat: qcow2/, /format: qcow2/]],
       ["Volume", ids.data, [/format: raw/, /capacity: 8MiB/]],
@@ -156,6 +173,7 @@ describe("e2e: an estate made with virsh, imported into a Pulumi YAML project", 
     assert.notStrictEqual(missing.status, 0);
     assert.match(missing.stdout + missing.stderr, /there is no domain with UUID .* on this host.*Check the ID and the provider's host \(kvm:address\)/s); // what the admin recorded stays theirs: the later cases adopt the domain without it
     virsh(["snapshot-delete", names.vm, "before-upgrade", "--metadata"]);
+    virsh(["nwfilter-undefine", names.filter]);
   });
 
   it("discovers the estate, imports it with pulumi import --file; preview and refresh show no change, memory changes in place, destroy removes exactly it", async () => {
