@@ -171,7 +171,8 @@ describe("e2e: an estate made with virsh, imported into a Pulumi YAML project", 
     assert.match(image.stdout + image.stderr, /import .* as a kvm:index:Volume/s);
     const missing = pulumi(["import", "kvm:index:Domain", "x", crypto.randomUUID(), "--preview-only"]);
     assert.notStrictEqual(missing.status, 0);
-    assert.match(missing.stdout + missing.stderr, /there is no domain with UUID .* on this host.*Check the ID and the provider's host \(kvm:address\)/s); // what the admin recorded stays theirs: the later cases adopt the domain without it
+    assert.match(missing.stdout + missing.stderr, /there is no domain with UUID .* on this host.*Check the ID and the provider's host \(kvm:address\)/s);
+    // what the admin recorded stays theirs: the later cases adopt the domain without it
     virsh(["snapshot-delete", names.vm, "before-upgrade", "--metadata"]);
     virsh(["nwfilter-undefine", names.filter]);
   });
