@@ -6,7 +6,7 @@ import * as path from "path";
 import { Worker } from "worker_threads";
 import { DownloadError } from "./download";
 import type { DownloadJob, WorkerMessage } from "./download-worker";
-import type { Digests } from "./source";
+import type { Digests } from "./hash-thread";
 
 export interface ThreadedDownload {
   length?: number;

@@ -7,7 +7,7 @@
 import * as crypto from "crypto";
 import { parentPort, workerData } from "worker_threads";
 import { DownloadError, openDownload } from "./download";
-import type { Digests } from "./source";
+import type { Digests } from "./hash-thread";
 
 export interface DownloadJob {
   url: string;

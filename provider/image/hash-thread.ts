@@ -6,6 +6,12 @@
 // comes back to the reader once hashed; holes are hashed there as zeros.
 import { Worker } from "worker_threads";
 
+/** What the upload's bytes hash to; sha512 when the source gives one to verify. */
+export interface Digests {
+  sha256: string;
+  sha512?: string;
+}
+
 const WORKER = `
 const { parentPort, workerData } = require("worker_threads");
 const crypto = require("crypto");

@@ -6,7 +6,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { KvmError } from "../errors";
 import { fileData, Hole } from "./chunks";
-import { HashThread } from "./hash-thread";
+import { Digests, HashThread } from "./hash-thread";
 import { displayUrl, DownloadError } from "./download";
 import { downloadInThread } from "./download-thread";
 import { HEAD_BYTES, ImageHeader, parseImageHeader, UnsupportedImageFormat } from "./header";
@@ -18,12 +18,6 @@ export interface ImageSource {
   sha512?: string;
   /** A SHA256SUMS or SHA512SUMS file whose line for the image's file name check turns into sha256 or sha512. */
   checksumUrl?: string;
-}
-
-/** What the upload's bytes hash to; sha512 when the source gives one to verify. */
-export interface Digests {
-  sha256: string;
-  sha512?: string;
 }
 
 /** A local source path as the program gave it, resolved against the program's directory. */

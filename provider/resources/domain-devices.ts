@@ -7,7 +7,7 @@ import { KvmError } from "../errors";
 import { DomainRef, DomainXmlFlags, Impact, Libvirt } from "../libvirt/api";
 import { diskDeviceXml, DiskSpec, interfaceDeviceXml, InterfaceSpec, parseDomainXml, targetNames } from "../xml/domain";
 import { deepEqual } from "./common";
-import type { DiskInput, DomainInputs, InterfaceInput } from "./domain-inputs";
+import type { DiskInput, DomainInputs, InterfaceInput } from "./domain-types";
 import { findPool, findVolume } from "./storage";
 
 /** How long a guest has to release a detached device before the detach fails: PULUMI_KVM_DETACH_TIMEOUT seconds, default 30. */

@@ -2,7 +2,7 @@
 // graceful restart apply, what applies to the running VM, what replaces it.
 import { deepEqual } from "./common";
 import { devicesNeedRestart } from "./domain-devices";
-import type { DomainInputs, DomainOutputs } from "./domain-inputs";
+import type { DomainInputs, DomainOutputs } from "./domain-types";
 import { adoptProperty, Declaration, hostProperty, nameProperty, resourceNameProperty } from "./properties";
 
 /** A disk's format and base only confirm its volume's (older records lack them): not compared. */

@@ -1,8 +1,33 @@
 // The Image's properties, declared once (properties.ts): other bytes replace it, the
 // same bytes from another place are only recorded.
 import { deepEqual, isUnknown } from "./common";
-import type { ImageInputs, ImageOutputs } from "./image";
+import type { ImageSource } from "../image/source";
+import type { HostConfig } from "../ssh/host";
+import type { VolumeIdentity } from "./volume-identity";
 import { adoptProperty, Declaration, hostProperty, nameProperty, Property, resourceNameProperty } from "./properties";
+
+export interface ImageInputs {
+  host: HostConfig;
+  pool: string;
+  name: string;
+  resourceName?: string;
+  source: ImageSource;
+  format?: "qcow2" | "raw";
+  adopt?: boolean;
+}
+
+export interface ImageOutputs extends ImageInputs {
+  kvmKind: "Image";
+  path: string;
+  key: string;
+  format: "qcow2" | "raw";
+  capacityBytes: number;
+  sha256: string;
+  /** When the source gave a sha512 (or its checksum file did). */
+  sha512?: string;
+  /** Its modification time once uploaded: nothing writes a base image after that (volume-identity.ts). */
+  identity?: VolumeIdentity;
+}
 
 /** Whether two sources hold other bytes: by sha256 when the new one is known, else by where they point. */
 function otherContent(olds: ImageOutputs, news: ImageInputs): boolean {

@@ -9,43 +9,21 @@ import { HEAD_BYTES, parseImageHeader, readImageHeader, UnsupportedImageFormat }
 import { announcedLength, displayUrl } from "../image/download";
 import { sha256File } from "../image/file-digest";
 import { downloadFailure, ImageSource, openImage, sourceFile, verifyDigests } from "../image/source";
-import { HostConfig } from "../ssh/host";
 import { volumeXml } from "../xml/volume";
 import { checkHostHealth, Failures, hostLabel, isUnknown } from "./common";
 import { progressReporter } from "./progress";
 import { checkStorageInputs, deleteVolume, describeVolume, domainsUsing, poolForNewVolume, readVolume, volumeClaims, volumesBackedBy } from "./storage";
 import { processContext, ResourceContext } from "./context";
 import { ResourceProvider } from "./types";
-import { imageDeclaration } from "./image-properties";
+import { imageDeclaration, ImageInputs, ImageOutputs } from "./image-properties";
+
+export type { ImageInputs, ImageOutputs } from "./image-properties";
 import { Making } from "./rollback";
 import { refuseAdoption } from "./adopt";
 import { interruptible } from "./interrupt";
 import { headMark, mtimeId, newHeadToken, proves, sealed, VolumeIdentity } from "./volume-identity";
 import { writeVolumeBytes } from "./volume-write";
 import { holdHead } from "../image/held-head";
-
-export interface ImageInputs {
-  host: HostConfig;
-  pool: string;
-  name: string;
-  resourceName?: string;
-  source: ImageSource;
-  format?: "qcow2" | "raw";
-  adopt?: boolean;
-}
-
-export interface ImageOutputs extends ImageInputs {
-  kvmKind: "Image";
-  path: string;
-  key: string;
-  format: "qcow2" | "raw";
-  capacityBytes: number;
-  sha256: string;
-  /** When the source gave a sha512 (or its checksum file did). */
-  sha512?: string;
-  /** Its modification time once uploaded: nothing writes a base image after that (volume-identity.ts). */
-  identity?: VolumeIdentity;
-}
 
 /** The outputs of an uploaded image: its inputs as checked, the volume, the header's format, the bytes' sha256. */
 export function imageOutputs(

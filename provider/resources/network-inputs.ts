@@ -1,35 +1,16 @@
 // The Network resource's inputs: their shape, and `check`'s validation with errors that
 // name the property (addresses as gateway CIDRs, a DHCP range and reservations inside
 // the first IPv4 subnet, a host bridge for bridge mode).
-import { networkDeclaration } from "./network-properties";
+import { networkDeclaration, NetworkInputs } from "./network-properties";
+
+export type { NetworkInputs, NetworkOutputs } from "./network-properties";
 import { withDefaults } from "./properties";
 import * as net from "net";
 import { HostConfig } from "../ssh/host";
-import { DhcpHost, NetworkMode, NetworkSpec } from "../xml/network";
+import { NetworkMode, NetworkSpec } from "../xml/network";
 import { checkBoolean, checkHostInput, checkName, Failures, IFACE_RE, isUnknown, MAC_RE, reporter } from "./common";
 
 export const NETWORK_MODES: NetworkMode[] = ["nat", "isolated", "route", "bridge"];
-
-export interface NetworkInputs {
-  host: HostConfig;
-  name: string;
-  resourceName?: string;
-  mode: NetworkMode;
-  bridge?: string;
-  /** Gateway addresses with prefix, e.g. "192.168.171.1/24". */
-  addresses?: string[];
-  dhcp?: { start: string; end: string; hosts?: DhcpHost[] };
-  domain?: string;
-  autostart?: boolean;
-  adopt?: boolean;
-}
-
-export interface NetworkOutputs extends NetworkInputs {
-  kvmKind: "Network";
-  uuid: string;
-  bridge: string;
-  active: boolean;
-}
 
 type Cidr = NetworkSpec["addresses"][number];
 

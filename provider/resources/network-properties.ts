@@ -1,8 +1,30 @@
 // The Network's properties, declared once (properties.ts): DHCP reservations and
 // autostart change in place, the rest of the definition replaces.
 import { deepEqual } from "./common";
-import type { NetworkInputs, NetworkOutputs } from "./network-inputs";
+import type { HostConfig } from "../ssh/host";
+import type { DhcpHost, NetworkMode } from "../xml/network";
 import { adoptProperty, Declaration, hostProperty, nameProperty, resourceNameProperty } from "./properties";
+
+export interface NetworkInputs {
+  host: HostConfig;
+  name: string;
+  resourceName?: string;
+  mode: NetworkMode;
+  bridge?: string;
+  /** Gateway addresses with prefix, e.g. "192.168.171.1/24". */
+  addresses?: string[];
+  dhcp?: { start: string; end: string; hosts?: DhcpHost[] };
+  domain?: string;
+  autostart?: boolean;
+  adopt?: boolean;
+}
+
+export interface NetworkOutputs extends NetworkInputs {
+  kvmKind: "Network";
+  uuid: string;
+  bridge: string;
+  active: boolean;
+}
 
 export const dhcpRange = (n: NetworkInputs) => n.dhcp && { start: n.dhcp.start, end: n.dhcp.end };
 /** Reservations as a set: libvirt keeps them in the order they were added, the program in its own. */

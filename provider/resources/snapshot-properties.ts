@@ -1,8 +1,29 @@
 // The Snapshot's properties, declared once (properties.ts): a snapshot is a moment, so
 // everything that says which moment replaces it; its description is only recorded
 // (libvirt keeps the one it was taken with).
-import type { SnapshotInputs, SnapshotOutputs } from "./snapshot";
+import type { HostConfig } from "../ssh/host";
 import { Declaration, hostProperty, nameProperty, resourceNameProperty } from "./properties";
+
+export interface SnapshotInputs {
+  host: HostConfig;
+  /** The domain's name. */
+  domain: string;
+  /** The domain's UUID as the stack recorded it (dashed). */
+  domainUuid?: string;
+  name: string;
+  resourceName?: string;
+  description?: string;
+  memory?: boolean;
+}
+
+export interface SnapshotOutputs extends SnapshotInputs {
+  kvmKind: "Snapshot";
+  domainUuid: string;
+  /** Seconds since the epoch, as libvirt recorded it. */
+  creationTime: number;
+  /** The domain's state when it was taken ("running", "shutoff"). */
+  state: string;
+}
 
 export const snapshotDeclaration: Declaration<SnapshotInputs, SnapshotOutputs> = {
   kind: "Snapshot",

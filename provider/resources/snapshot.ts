@@ -4,7 +4,6 @@
 // never deleted. Reverting is the user's act (`pulumi-kvm snapshot revert`), not the program's.
 import { explain, KvmError } from "../errors";
 import { DomainRef, isLibvirtError, Libvirt, SnapshotRef, unlessMissing } from "../libvirt/api";
-import { HostConfig } from "../ssh/host";
 import { parseSnapshotXml, snapshotXml } from "../xml/snapshot";
 import { checkBoolean, checkHostHealth, checkHostInput, checkName, Failures, hostLabel, isUnknown, reporter } from "./common";
 import { Claims, checkNames, declaredDiff } from "./collisions";
@@ -13,34 +12,15 @@ import { domainByUuid, findDomain } from "./domain-observe";
 import { isActive } from "./domain-power";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "./lifecycle";
 import { withDefaults } from "./properties";
-import { snapshotDeclaration } from "./snapshot-properties";
+import { snapshotDeclaration, SnapshotInputs, SnapshotOutputs } from "./snapshot-properties";
+
+export type { SnapshotInputs, SnapshotOutputs } from "./snapshot-properties";
 import { ResourceProvider } from "./types";
 import { OBJECTS } from "../kinds";
 import { importedUuid, notOnHost, present } from "./import";
 import { uuidBytes, uuidText } from "../uuid";
 
 const UUID_RE = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/;
-
-export interface SnapshotInputs {
-  host: HostConfig;
-  /** The domain's name. */
-  domain: string;
-  /** The domain's UUID as the stack recorded it (dashed). */
-  domainUuid?: string;
-  name: string;
-  resourceName?: string;
-  description?: string;
-  memory?: boolean;
-}
-
-export interface SnapshotOutputs extends SnapshotInputs {
-  kvmKind: "Snapshot";
-  domainUuid: string;
-  /** Seconds since the epoch, as libvirt recorded it. */
-  creationTime: number;
-  /** The domain's state when it was taken ("running", "shutoff"). */
-  state: string;
-}
 
 const findSnapshot = (lv: Libvirt, dom: DomainRef, name: string) => unlessMissing(lv.lookupSnapshot(dom, name), "NO_DOMAIN_SNAPSHOT");
 

@@ -1,7 +1,27 @@
 // The StoragePool's properties, declared once (properties.ts): autostart changes in
 // place, the definition replaces.
 import { adoptProperty, Declaration, hostProperty, nameProperty, resourceNameProperty } from "./properties";
-import type { StoragePoolInputs, StoragePoolOutputs } from "./storage-pool";
+import type { HostConfig } from "../ssh/host";
+import type { PoolType } from "../xml/pool";
+
+export interface StoragePoolInputs {
+  host: HostConfig;
+  name: string;
+  resourceName?: string;
+  type: PoolType;
+  /** The pool's directory on the host. */
+  path: string;
+  autostart?: boolean;
+  adopt?: boolean;
+}
+
+export interface StoragePoolOutputs extends StoragePoolInputs {
+  kvmKind: "StoragePool";
+  uuid: string;
+  state: string;
+  capacityBytes: number;
+  availableBytes: number;
+}
 
 export const storagePoolDeclaration: Declaration<StoragePoolInputs, StoragePoolOutputs> = {
   kind: "StoragePool",

@@ -19,27 +19,10 @@ import { removePool } from "./removal";
 import { importedUuid, notOnHost } from "./import";
 import { KvmError } from "../errors";
 import { withDefaults } from "./properties";
-import { storagePoolDeclaration } from "./storage-pool-properties";
+import { storagePoolDeclaration, StoragePoolInputs, StoragePoolOutputs } from "./storage-pool-properties";
+
+export type { StoragePoolInputs, StoragePoolOutputs } from "./storage-pool-properties";
 import { OBJECTS } from "../kinds";
-
-export interface StoragePoolInputs {
-  host: HostConfig;
-  name: string;
-  resourceName?: string;
-  type: PoolType;
-  /** The pool's directory on the host. */
-  path: string;
-  autostart?: boolean;
-  adopt?: boolean;
-}
-
-export interface StoragePoolOutputs extends StoragePoolInputs {
-  kvmKind: "StoragePool";
-  uuid: string;
-  state: string;
-  capacityBytes: number;
-  availableBytes: number;
-}
 
 function claimsOf(p: Pick<StoragePoolInputs, "host" | "name">): Claims {
   return {

@@ -15,7 +15,7 @@ import { sizeInput } from "../units";
 import { hostLabel } from "./common";
 import { notOnHost, present } from "./import";
 import { describeVolume, findVolume } from "./storage";
-import type { VolumeInputs, VolumeOutputs } from "./volume";
+import type { VolumeInputs, VolumeOutputs } from "./volume-properties";
 import { volumeOutputs } from "./volume-properties";
 import { sizeOf } from "./volume-growth";
 import { headOf } from "./volume-identity";

@@ -1,12 +1,49 @@
 // The Volume's properties, declared once (properties.ts): a larger capacity grows it in
 // place, a smaller one or another source replaces it.
+import type { HostConfig } from "../ssh/host";
 import { isUnknown } from "./common";
 import { parseSize } from "../units";
 import { inPoolProperties } from "./image-properties";
 import { adoptProperty, Declaration } from "./properties";
-import type { VolumeInputs, VolumeOutputs } from "./volume";
 import type { VolumeFormat } from "../xml/volume";
 import type { VolumeIdentity } from "./volume-identity";
+
+export interface VolumeInputs {
+  host: HostConfig;
+  pool: string;
+  name: string;
+  resourceName?: string;
+  /** Name of the backing volume (an Image) in the same pool. */
+  baseImage?: string;
+  /** Name of a volume in the same pool whose content is copied (a full, independent copy). */
+  cloneOf?: string;
+  /**
+   * The format of the volume baseImage or cloneOf names: recorded by that Image or Volume
+   * (the SDK passes it), or declared by the program for a volume given by name. Never
+   * probed from the file. Required with either.
+   */
+  sourceFormat?: VolumeFormat;
+  /** The base image's virtual size when the program could read it (a local file): preview refuses a smaller capacity. */
+  baseCapacity?: number;
+  /** What proves the volume baseImage or cloneOf names is the Image or Volume the stack made (the SDK passes it). */
+  sourceIdentity?: VolumeIdentity;
+  adopt?: boolean;
+  /** Bytes; given as "20GiB" or a number of bytes (normalised to bytes by check). */
+  capacity?: number | string;
+  format?: VolumeFormat;
+}
+
+export interface VolumeOutputs extends VolumeInputs {
+  kvmKind: "Volume";
+  path: string;
+  key: string;
+  format: VolumeFormat;
+  capacityBytes: number;
+  /** An overlay's base as it was made: the chain a Domain spells out for this disk. */
+  backing?: { path: string; format: VolumeFormat };
+  /** What proves the volume on the host is this one (volume-identity.ts); absent in records of older versions. */
+  identity?: VolumeIdentity;
+}
 
 /** A capacity's bytes, however written ("8MiB" as an import writes it, or bytes as check records it). */
 function bytesOf(v: number | string | undefined): number | undefined {

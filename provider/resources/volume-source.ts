@@ -8,7 +8,7 @@ import { passedAsRecorded } from "./volume-identity";
 import { progressReporter } from "./progress";
 import { sizeOf } from "./volume-growth";
 import { Libvirt, PoolRef, VolumeRef } from "../libvirt/api";
-import type { VolumeInputs } from "./volume";
+import type { VolumeInputs } from "./volume-properties";
 
 export interface Source {
   ref: VolumeRef;

@@ -3,7 +3,6 @@
 import { checkNames, declaredDiff } from "./collisions";
 import { backingOf, copyWithProgress, Source, sourceOf } from "./volume-source";
 import { explain, KvmError } from "../errors";
-import { HostConfig } from "../ssh/host";
 import { parseSize } from "../units";
 import { volumeXml, VolumeFormat } from "../xml/volume";
 import { checkHostHealth, checkName, Failures, hostLabel, isUnknown } from "./common";
@@ -26,46 +25,11 @@ import { interruptible } from "./interrupt";
 import { processContext, ResourceContext } from "./context";
 import { ResourceProvider } from "./types";
 import { updateRecorded } from "./lifecycle";
-import { volumeDeclaration, volumeOutputs } from "./volume-properties";
+import { volumeDeclaration, VolumeInputs, VolumeOutputs, volumeOutputs } from "./volume-properties";
+
+export type { VolumeInputs, VolumeOutputs } from "./volume-properties";
 import { importVolume } from "./volume-import";
 import { growVolume, sizeOf } from "./volume-growth";
-
-export interface VolumeInputs {
-  host: HostConfig;
-  pool: string;
-  name: string;
-  resourceName?: string;
-  /** Name of the backing volume (an Image) in the same pool. */
-  baseImage?: string;
-  /** Name of a volume in the same pool whose content is copied (a full, independent copy). */
-  cloneOf?: string;
-  /**
-   * The format of the volume baseImage or cloneOf names: recorded by that Image or Volume
-   * (the SDK passes it), or declared by the program for a volume given by name. Never
-   * probed from the file. Required with either.
-   */
-  sourceFormat?: VolumeFormat;
-  /** The base image's virtual size when the program could read it (a local file): preview refuses a smaller capacity. */
-  baseCapacity?: number;
-  /** What proves the volume baseImage or cloneOf names is the Image or Volume the stack made (the SDK passes it). */
-  sourceIdentity?: VolumeIdentity;
-  adopt?: boolean;
-  /** Bytes; given as "20GiB" or a number of bytes (normalised to bytes by check). */
-  capacity?: number | string;
-  format?: VolumeFormat;
-}
-
-export interface VolumeOutputs extends VolumeInputs {
-  kvmKind: "Volume";
-  path: string;
-  key: string;
-  format: VolumeFormat;
-  capacityBytes: number;
-  /** An overlay's base as it was made: the chain a Domain spells out for this disk. */
-  backing?: { path: string; format: VolumeFormat };
-  /** What proves the volume on the host is this one (volume-identity.ts); absent in records of older versions. */
-  identity?: VolumeIdentity;
-}
 
 /**
  * Takes over an existing volume: growing it is applied, the rest must match already
