@@ -48,7 +48,9 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
     async check(olds, news) {
       const failures: Failures = [];
       const inputs = checkInputs(news, failures);
-      const networks = [...new Set((inputs.networkInterfaces ?? []).map((n) => n.network).filter((n): n is string => !!n && !isUnknown(n)))];
+      // a list not known yet (preview) names no network to check
+      const nics = Array.isArray(inputs.networkInterfaces) ? inputs.networkInterfaces : [];
+      const networks = [...new Set(nics.map((n) => n.network).filter((n): n is string => !!n && !isUnknown(n)))];
       await checkHostHealth(ctx, failures, inputs.host, seedPoolFor(inputs), networks[0]);
       for (const net of networks.slice(1)) await checkHostHealth(ctx, failures, inputs.host, seedPoolFor(inputs), net);
       // a domain new to the stack (or moving to a new name or host) must find its names free

@@ -108,7 +108,7 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
       if (file && !failures.length) {
         try {
           const header = readImageHeader(file);
-          if (news.format && news.format !== header.format) {
+          if (news.format && !isUnknown(news.format) && news.format !== header.format) {
             failures.push({ property: "format", reason: `format is "${news.format}" but ${file} is ${header.format} by its header` });
           }
         } catch (err) {

@@ -84,7 +84,8 @@ export function checkNetworkInputs(failures: Failures, news: NetworkInputs): Net
   const dhcp = news.dhcp;
   if (dhcp !== undefined && !isUnknown(dhcp) && news.mode !== "bridge") {
     const gw = cidrs.find((c) => c.family === "ipv4");
-    if (!gw) bad("dhcp", "needs an IPv4 address in addresses: DHCP is served on its subnet");
+    // addresses not known yet (preview) may hold it
+    if (!gw && !isUnknown(addresses)) bad("dhcp", "needs an IPv4 address in addresses: DHCP is served on its subnet");
     for (const k of ["start", "end"] as const) {
       const ip = dhcp[k];
       if (isUnknown(ip)) continue;
