@@ -21,7 +21,8 @@ interface ClassExtras {
   legacyAlias?: boolean;
 }
 
-const EXTRAS: Record<Kind, ClassExtras> = {
+/** The kinds whose class does more than register its inputs; the others have no row. */
+const EXTRAS: Partial<Record<Kind, ClassExtras>> = {
   Image: {
     inputs: "imageInputs",
     members: {
@@ -44,10 +45,7 @@ const EXTRAS: Record<Kind, ClassExtras> = {
     legacyAlias: true,
   },
   Domain: { inputs: "domainInputs", legacyAlias: true },
-  StoragePool: {},
-  Network: {},
   Snapshot: { inputs: "snapshotInputs" },
-  NetworkFilter: {},
 };
 
 /** The file of a kind: sdk/storage-pool.ts. */
@@ -179,7 +177,7 @@ export function renderTypes(): string {
 /** sdk/<kind>.ts: the kind's Args and its class, every input and output a member. */
 export function renderKind(kind: Kind): string {
   const decl = DECLARATIONS[kind] as Declaration<unknown, unknown>;
-  const extras = EXTRAS[kind];
+  const extras = EXTRAS[kind] ?? {};
   const inputs = Object.entries<Property<unknown, unknown>>(decl.properties).filter(([, p]) => !p.bySdk);
   const outputs = Object.entries<OutputProperty>(decl.outputs);
   const members = extras.members ?? {};

@@ -1,6 +1,7 @@
 // The error taxonomy. Every error leaving the provider has a class, a message naming
 // the host, the object and the fix, and libvirt's code name when libvirt said it.
 // `classify` is the one place that decides.
+import { GONE_CODES } from "./kinds";
 import { LibvirtCodeName, LibvirtError, RpcAbortError, RpcProtocolError, RpcTransportError } from "./libvirt/errors";
 
 export type ErrorClass = "transient" | "permanent" | "not-found" | "conflict" | "timeout" | "unreachable";
@@ -62,13 +63,9 @@ export interface Classified {
 export const UNLISTED_CODE_CLASS: ErrorClass = "transient";
 
 const libvirtClasses: Partial<Record<LibvirtCodeName, ErrorClass>> = {
-  VIR_ERR_NO_DOMAIN: "not-found",
-  VIR_ERR_NO_NETWORK: "not-found",
-  VIR_ERR_NO_STORAGE_POOL: "not-found",
-  VIR_ERR_NO_STORAGE_VOL: "not-found",
+  // every code that means an object of some kind is gone (kinds.ts)
+  ...Object.fromEntries(GONE_CODES.map((code) => [`VIR_ERR_${code}`, "not-found" as const])),
   VIR_ERR_NO_DOMAIN_METADATA: "not-found",
-  VIR_ERR_NO_DOMAIN_SNAPSHOT: "not-found",
-  VIR_ERR_NO_NWFILTER: "not-found",
   VIR_ERR_NO_SECRET: "not-found",
   VIR_ERR_NO_NODE_DEVICE: "not-found",
   VIR_ERR_DOM_EXIST: "conflict",
