@@ -42,7 +42,6 @@ export function schemaType(declared: string): SchemaType {
   return distinct.length === 1 ? distinct[0] : { oneOf: distinct };
 }
 
-
 function inputProperty(p: Property<unknown, unknown>) {
   const type = schemaType(p.type);
   // a schema default is a constant of the property's own primitive type ("512MiB" is not one of Any)
