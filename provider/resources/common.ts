@@ -108,14 +108,30 @@ export function sameLogin(a: HostConfig | undefined, b: HostConfig | undefined):
 }
 
 /** The host check of `check`: reachable, pool exists and runs (memoised per host). */
+/**
+ * Pools and networks this deployment makes, as their checks told this process: a preview
+ * runs before any exists, so a resource that goes into one (an Image into the program's
+ * StoragePool, a NIC on its Network) does not find it on the host yet.
+ */
+const planned = new Set<string>();
+const plannedKey = (host: HostConfig, kind: "pool" | "network", name: string) => `${hostPlace(host)} ${kind} ${name}`;
+
+/** Notes a pool or network a resource new to the stack makes (its check passed). */
+export function planObject(host: HostConfig, kind: "pool" | "network", name: string): void {
+  if (!isUnknown(host) && !isUnknown(name)) planned.add(plannedKey(host, kind, name));
+}
+
 export async function checkHostHealth(
   ctx: ResourceContext,
   failures: Failures,
   host: HostConfig,
-  pool: string | undefined,
-  network?: string,
+  asked: string | undefined,
+  askedNetwork?: string,
 ): Promise<{ availableBytes?: number }> {
-  if (failures.length || isUnknown(host) || isUnknown(pool) || isUnknown(network)) return {};
+  if (failures.length || isUnknown(host) || isUnknown(asked) || isUnknown(askedNetwork)) return {};
+  // one this deployment makes is not on the host yet: only the host itself is checked for it
+  const pool = asked && planned.has(plannedKey(host, "pool", asked)) ? undefined : asked;
+  const network = askedNetwork && planned.has(plannedKey(host, "network", askedNetwork)) ? undefined : askedNetwork;
   if (process.env.PULUMI_KVM_SKIP_HOST_CHECK === "1") {
     // no host check asked for: key material that cannot be read only warns now
     ctx.pool.warnEarly(host);

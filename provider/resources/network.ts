@@ -6,7 +6,7 @@ import { checkNames, Claims, declaredDiff } from "./collisions";
 import { Libvirt, NetworkRef, unlessMissing } from "../libvirt/api";
 import { dhcpHostXml, DhcpHost, networkXml, parseNetworkXml } from "../xml/network";
 import { differences, refuseAdoption } from "./adopt";
-import { checkHostHealth, deepEqual, Failures, hostLabel } from "./common";
+import { checkHostHealth, deepEqual, Failures, hostLabel, planObject } from "./common";
 import { processContext, ResourceContext } from "./context";
 import { checkNetworkInputs, NetworkInputs, NetworkOutputs, specOf } from "./network-inputs";
 import { isJournalled } from "./rollback";
@@ -80,6 +80,7 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
       const inputs = checkNetworkInputs(failures, news);
       await checkHostHealth(ctx, failures, inputs.host, undefined);
       await checkNames(ctx.pool, failures, claimsOf, inputs, olds);
+      if (!failures.length) planObject(inputs.host, "network", inputs.name);
       return { inputs, failures };
     },
 

@@ -8,7 +8,7 @@ import { Libvirt, POOL_STATES, PoolRef, PoolState, unlessMissing } from "../libv
 import { HostConfig } from "../ssh/host";
 import { parsePoolXml, poolXml, PoolType } from "../xml/pool";
 import { differences, refuseAdoption } from "./adopt";
-import { checkBoolean, checkHostHealth, checkHostInput, checkName, Failures, hostLabel, isUnknown } from "./common";
+import { checkBoolean, checkHostHealth, checkHostInput, checkName, Failures, hostLabel, isUnknown, planObject } from "./common";
 import { processContext, ResourceContext } from "./context";
 import { findPool } from "./storage";
 import { isJournalled } from "./rollback";
@@ -85,6 +85,7 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
       // only reachability: the pool itself is what this resource makes
       await checkHostHealth(ctx, failures, inputs.host, undefined);
       await checkNames(ctx.pool, failures, claimsOf, inputs, olds);
+      if (!failures.length) planObject(inputs.host, "pool", inputs.name);
       return { inputs, failures };
     },
 

@@ -1,6 +1,7 @@
 // A bare hypervisor set up from Pulumi alone: a storage pool and an isolated network
 // with DHCP of its own, an Image in that pool, an overlay and a full copy of it, and a
-// VM on the new network that gets its address there, its NIC behind a network filter.
+// VM on the new network that gets its address there, its NIC behind a network filter, with
+// a blank raw Volume as a third disk (its base is unknown in a first preview).
 //   prefix    names of every object
 //   subnet    the network's /24, e.g. "192.168.172"
 //   adopted   "true": also take over the volume "<prefix>-adopted" made with virsh
@@ -31,6 +32,7 @@ const data = new kvm.Volume(`${prefix}-data`, { host, pool: pool.name, format: "
 if (config.getBoolean("adopted")) {
   new kvm.Volume(`${prefix}-adopted`, { host, pool: pool.name, capacity: "32MiB", adopt: true });
 }
+const scratch = new kvm.Volume(`${prefix}-scratch`, { host, pool: pool.name, format: "raw", capacity: "8MiB" });
 const filter = new kvm.NetworkFilter(`${prefix}-filter`, {
   host,
   rules: [
@@ -42,7 +44,7 @@ const vm = new kvm.Domain(`${prefix}-vm`, {
   host,
   type: "qemu",
   memory: "128MiB",
-  disks: [{ volume: overlay }, { volume: copy }],
+  disks: [{ volume: overlay }, { volume: copy }, { volume: scratch }],
   networkInterfaces: [{ network: net.name, mac, filter }],
   cloudInit: { hostname: `${prefix}-vm` },
   waitForIp: { timeout: "3m" },
