@@ -294,7 +294,7 @@ describe("StoragePool and Network", function () {
       assert.ok(!domainNames().includes(vm.name));
     });
 
-    it('boots a VM on a bridge NIC, and waits for its address from the host\'s ARP table (source "arp") as libvirt reads it, or says why libvirt cannot', async () => {
+    it("boots a VM on a bridge NIC; a wait for its address from the host's ARP table (source \"arp\") says why the lab's libvirt cannot read it, and keeps the VM", async () => {
       const lab = labEnv();
       const overlay = await makeVolume({ name: `${tag}-bridge.qcow2`, baseImage: image.name, sourceFormat: image.format });
       const inputs = await checked(domainProvider, {
@@ -315,7 +315,7 @@ describe("StoragePool and Network", function () {
         err = e as Error & { properties?: DomainOutputs };
       }
       const outs = vm ?? err?.properties;
-      assert.ok(outs, `the VM exists either way: ${err?.message}`);
+      assert.ok(outs, `the VM exists: ${err?.message}`);
       cleanup.push(() => domainProvider.delete(outs.uuid, outs));
       assert.strictEqual(outs.interfaces[0].network, `bridge:${lab.bridge}`);
       assert.match(virsh(["dumpxml", outs.name]), new RegExp(`<interface type='bridge'>[\\s\\S]*<source bridge='${lab.bridge}'/>`));
@@ -328,20 +328,17 @@ describe("StoragePool and Network", function () {
       } catch (e) {
         witness = String((e as { stderr?: string }).stderr ?? e);
       }
-      if (/nlmsg/.test(witness)) {
-        assert.match(
-          err?.message ?? "",
-          new RegExp(
-            `root@127\\.0\\.0\\.1:${lab.port}: waitForIp\\.source: domain ${outs.name}: libvirt cannot read the host's ARP table \\(internal error: wrong nlmsg len.*source "agent" with qemuAgent: true`,
-            "s",
-          ),
-        );
-        assert.strictEqual(outs.state, "running", "the VM is kept and recorded (created but failed to initialize)");
-        console.log(`      this host's libvirt cannot read ARP (virsh: ${witness.trim()}); the error names it and the fix`);
-      } else {
-        assert.ok(vm, `libvirt reads ARP here, so the wait succeeds: ${err?.message}`);
-        assert.ok(witness.includes(vm.ipAddress!), `the address libvirt's ARP table has (${witness})`);
-      }
+      // the lab's libvirt (9.0) cannot parse this kernel's netlink replies: its own reading is the witness, and the error names it and the fix
+      assert.match(witness, /nlmsg/, `libvirt reads the ARP table here now (${witness}): assert the address the wait found instead`);
+      assert.match(
+        err?.message ?? "",
+        new RegExp(
+          `root@127\\.0\\.0\\.1:${lab.port}: waitForIp\\.source: domain ${outs.name}: libvirt cannot read the host's ARP table \\(internal error: wrong nlmsg len.*source "agent" with qemuAgent: true`,
+          "s",
+        ),
+      );
+      assert.strictEqual(vm, undefined, "the wait cannot succeed");
+      assert.strictEqual(outs.state, "running", "the VM is kept and recorded (created but failed to initialize)");
     });
   });
 });
