@@ -182,14 +182,14 @@ export interface DomainArgs {
    */
   disks: pulumi.Input<pulumi.Input<DiskArgs>[]>;
   /**
-   * `[{ network?: string, bridge?: string, direct?: { dev, mode? }, mac?: string, model?: "virtio" }]`:
-   * one of a libvirt network (default `"default"`), a host bridge (`"br0"`), or `direct`: macvtap on a
-   * host device (`{ dev: "eth0", mode: "bridge" (default) | "vepa" | "private" | "passthrough" }`; in
-   * bridge mode the host itself cannot reach the guest through that device, other machines on its LAN
-   * can). An interface keeps its MAC across changes (by its network, not its position). Default: `[]`. A
-   * change applies in place, live. It restarts the domain for anything but adding or removing a disk
-   * (not the boot disk; an added one a virtio disk without a bootOrder) or a NIC, which attach and
-   * detach on the running VM.
+   * `[{ network?: string, bridge?: string, direct?: { dev, mode? }, mac?: string, model?: "virtio",
+   * filter?: NetworkFilter }]`: one of a libvirt network (default `"default"`), a host bridge (`"br0"`),
+   * or `direct`: macvtap on a host device (`{ dev: "eth0", mode: "bridge" (default) | "vepa" | "private"
+   * | "passthrough" }`; in bridge mode the host itself cannot reach the guest through that device, other
+   * machines on its LAN can). An interface keeps its MAC across changes (by its network, not its
+   * position). Default: `[]`. A change applies in place, live. It restarts the domain for anything but
+   * adding or removing a disk (not the boot disk; an added one a virtio disk without a bootOrder) or a
+   * NIC, which attach and detach on the running VM.
    */
   networkInterfaces?: pulumi.Input<pulumi.Input<NetworkInterfaceArgs>[]>;
   /**
@@ -310,11 +310,12 @@ export class Domain extends pulumi.dynamic.Resource {
    */
   public readonly disks!: pulumi.Output<Disk[]>;
   /**
-   * `[{ network?: string, bridge?: string, direct?: { dev, mode? }, mac?: string, model?: "virtio" }]`:
-   * one of a libvirt network (default `"default"`), a host bridge (`"br0"`), or `direct`: macvtap on a
-   * host device (`{ dev: "eth0", mode: "bridge" (default) | "vepa" | "private" | "passthrough" }`; in
-   * bridge mode the host itself cannot reach the guest through that device, other machines on its LAN
-   * can). An interface keeps its MAC across changes (by its network, not its position).
+   * `[{ network?: string, bridge?: string, direct?: { dev, mode? }, mac?: string, model?: "virtio",
+   * filter?: NetworkFilter }]`: one of a libvirt network (default `"default"`), a host bridge (`"br0"`),
+   * or `direct`: macvtap on a host device (`{ dev: "eth0", mode: "bridge" (default) | "vepa" | "private"
+   * | "passthrough" }`; in bridge mode the host itself cannot reach the guest through that device, other
+   * machines on its LAN can). An interface keeps its MAC across changes (by its network, not its
+   * position).
    */
   public readonly networkInterfaces!: pulumi.Output<NetworkInterface[]>;
   /**

@@ -76,7 +76,7 @@ export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
     },
     networkInterfaces: {
       type: "NetworkInterface[]",
-      doc: '`[{ network?: string, bridge?: string, direct?: { dev, mode? }, mac?: string, model?: "virtio" }]`: one of a libvirt network (default `"default"`), a host bridge (`"br0"`), or `direct`: macvtap on a host device (`{ dev: "eth0", mode: "bridge" (default) | "vepa" | "private" | "passthrough" }`; in bridge mode the host itself cannot reach the guest through that device, other machines on its LAN can). An interface keeps its MAC across changes (by its network, not its position)',
+      doc: '`[{ network?: string, bridge?: string, direct?: { dev, mode? }, mac?: string, model?: "virtio", filter?: NetworkFilter }]`: one of a libvirt network (default `"default"`), a host bridge (`"br0"`), or `direct`: macvtap on a host device (`{ dev: "eth0", mode: "bridge" (default) | "vepa" | "private" | "passthrough" }`; in bridge mode the host itself cannot reach the guest through that device, other machines on its LAN can). An interface keeps its MAC across changes (by its network, not its position)',
       default: [],
       change: "live",
       restartWhen: { doc: LIVE_DEVICES_DOC, test: devicesNeedRestart },

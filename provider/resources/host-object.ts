@@ -11,7 +11,8 @@ import { alreadyExists } from "./adopt";
 import { hostLabel } from "./common";
 import { HostAccess } from "./context";
 import { interruptible } from "./interrupt";
-import { clearLeftovers, Made, Making } from "./rollback";
+import type { Claims } from "./collisions";
+import { clearLeftovers, isJournalled, Made, Making } from "./rollback";
 import { uuidHex } from "../uuid";
 
 export interface HostObject<R extends { uuid: Buffer }, O extends { uuid: string }> {
@@ -82,4 +83,23 @@ export function recordedGone(host: string, what: string): KvmError {
     host,
     fix: "Run pulumi refresh (the resource then leaves the stack), then pulumi up to make it again under a free name",
   });
+}
+
+/**
+ * The name an object that stands alone on its host takes (a pool, a network, a network
+ * filter), for check's collision step: taken when an object of that name is on the host
+ * and is not a leftover of this machine's own interrupted create.
+ */
+export function nameClaims(host: HostConfig, name: string, kind: Made["kind"], what: string, find: (lv: Libvirt) => Promise<unknown>): Claims {
+  return {
+    host,
+    claims: [
+      {
+        property: "name",
+        what,
+        removal: OBJECTS[kind].removal(name),
+        taken: async (lv) => !!(await find(lv)) && !(await isJournalled(lv, host, kind, name)),
+      },
+    ],
+  };
 }

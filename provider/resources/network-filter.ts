@@ -1,23 +1,21 @@
 // The NetworkFilter resource: firewall rules (libvirt's nwfilter) that the NICs naming it
 // get. Rules change in place: the filter is defined again under its name and UUID, and
 // libvirt applies the new rules to the running NICs. Delete refuses while a VM uses it.
-import * as net from "net";
 import { Libvirt, NetworkFilterRef, unlessMissing } from "../libvirt/api";
 import type { HostConfig } from "../ssh/host";
 import { FilterRule, networkFilterXml, parseNetworkFilterXml } from "../xml/network-filter";
 import { checkNames, Claims, declaredDiff } from "./collisions";
 import { checkBoolean, checkHostHealth, checkHostInput, checkName, Failures, hostLabel, isUnknown, reporter } from "./common";
 import { processContext, ResourceContext } from "./context";
-import { createHostObject, findRecorded } from "./host-object";
+import { createHostObject, findRecorded, nameClaims } from "./host-object";
 import { importedUuid, notOnHost } from "./import";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "./lifecycle";
+import { parseCidr } from "./network-inputs";
 import { networkFilterDeclaration, NetworkFilterInputs, NetworkFilterOutputs } from "./network-filter-properties";
 import { withDefaults } from "./properties";
 import { removeNetworkFilter } from "./removal";
-import { isJournalled } from "./rollback";
 import { ResourceProvider } from "./types";
 import { KvmError } from "../errors";
-import { OBJECTS } from "../kinds";
 
 const ACTIONS = ["accept", "drop", "reject"];
 const DIRECTIONS = ["in", "out", "inout"];
@@ -44,9 +42,7 @@ function checkRule(bad: (property: string, reason: string) => void, r: FilterRul
       bad(`${at}.ports`, `must be a port or a range of ports between 1 and 65535, "22" or "8000-8080", got ${JSON.stringify(r.ports)}`);
   }
   if (r.cidr !== undefined && !isUnknown(r.cidr)) {
-    const [address, prefix, ...rest] = String(r.cidr).split("/");
-    if (rest.length || !net.isIPv4(address) || !/^\d{1,2}$/.test(prefix ?? "") || Number(prefix) > 32)
-      bad(`${at}.cidr`, `must be an IPv4 CIDR such as "10.0.0.0/8", got ${JSON.stringify(r.cidr)}`);
+    if (parseCidr(String(r.cidr))?.family !== "ipv4") bad(`${at}.cidr`, `must be an IPv4 CIDR such as "10.0.0.0/8", got ${JSON.stringify(r.cidr)}`);
     else if (r.direction === "inout")
       bad(`${at}.cidr`, 'the other side is the source of what comes in and the destination of what goes out: give direction "in" or "out"');
   }
@@ -61,26 +57,16 @@ export function checkNetworkFilterInputs(failures: Failures, news: NetworkFilter
   checkName(failures, "name", inputs.name);
   checkBoolean(failures, "adopt", news.adopt);
   if (isUnknown(news.rules)) return inputs;
-  if (!Array.isArray(news.rules)) bad("rules", 'must be a list of rules: [{ action: "accept", direction: "in", protocol: "tcp", ports: "22" }]');
+  if (!Array.isArray(news.rules))
+    bad("rules", 'is required, a list of rules: [{ action: "accept", direction: "in", protocol: "tcp", ports: "22" }] (an empty list lets everything pass)');
   else news.rules.forEach((r, i) => !isUnknown(r) && checkRule(bad, r, `rules[${i}]`));
   return inputs;
 }
 
 const findFilter = (lv: Libvirt, name: string) => unlessMissing(lv.lookupNetworkFilter(name), "NO_NWFILTER");
 
-function claimsOf(f: Pick<NetworkFilterInputs, "host" | "name">): Claims {
-  return {
-    host: f.host,
-    claims: [
-      {
-        property: "name",
-        what: `network filter "${f.name}"`,
-        removal: OBJECTS.networkFilter.removal(f.name),
-        taken: async (lv) => !!(await findFilter(lv, f.name)) && !(await isJournalled(lv, f.host, "networkFilter", f.name)),
-      },
-    ],
-  };
-}
+const claimsOf = (f: Pick<NetworkFilterInputs, "host" | "name">): Claims =>
+  nameClaims(f.host, f.name, "networkFilter", `network filter "${f.name}"`, (lv) => findFilter(lv, f.name));
 
 /** The rules on the host: a filter changed by hand into rules a NetworkFilter cannot state reads as no rules (a diff that redefines it). */
 async function observe(lv: Libvirt, ref: NetworkFilterRef, inputs: NetworkFilterInputs): Promise<NetworkFilterOutputs> {

@@ -9,14 +9,12 @@ import { differences, refuseAdoption } from "./adopt";
 import { checkHostHealth, deepEqual, Failures, hostLabel, planObject } from "./common";
 import { processContext, ResourceContext } from "./context";
 import { checkNetworkInputs, NetworkInputs, NetworkOutputs, specOf } from "./network-inputs";
-import { isJournalled } from "./rollback";
-import { createHostObject, findRecorded } from "./host-object";
+import { createHostObject, findRecorded, nameClaims } from "./host-object";
 import { ResourceProvider } from "./types";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "./lifecycle";
 import { removeNetwork } from "./removal";
 import { importedUuid, notOnHost, present } from "./import";
 import { dhcpRange, networkDeclaration } from "./network-properties";
-import { OBJECTS } from "../kinds";
 
 export type { NetworkInputs, NetworkOutputs } from "./network-inputs";
 
@@ -27,19 +25,8 @@ const UpdateFlags = { LIVE: 1, CONFIG: 2 } as const;
 
 const hostsOf = (n: NetworkInputs): DhcpHost[] => n.dhcp?.hosts ?? [];
 
-function claimsOf(n: Pick<NetworkInputs, "host" | "name">): Claims {
-  return {
-    host: n.host,
-    claims: [
-      {
-        property: "name",
-        what: `network "${n.name}"`,
-        removal: OBJECTS.network.removal(n.name),
-        taken: async (lv) => !!(await findNetwork(lv, n.name)) && !(await isJournalled(lv, n.host, "network", n.name)),
-      },
-    ],
-  };
-}
+const claimsOf = (n: Pick<NetworkInputs, "host" | "name">): Claims =>
+  nameClaims(n.host, n.name, "network", `network "${n.name}"`, (lv) => findNetwork(lv, n.name));
 
 const findNetwork = (lv: Libvirt, name: string) => unlessMissing(lv.lookupNetwork(name), "NO_NETWORK");
 

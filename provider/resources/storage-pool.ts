@@ -11,8 +11,7 @@ import { differences, refuseAdoption } from "./adopt";
 import { checkBoolean, checkHostHealth, checkHostInput, checkName, Failures, hostLabel, isUnknown, planObject } from "./common";
 import { processContext, ResourceContext } from "./context";
 import { findPool } from "./storage";
-import { isJournalled } from "./rollback";
-import { createHostObject, findRecorded } from "./host-object";
+import { createHostObject, findRecorded, nameClaims } from "./host-object";
 import { ResourceProvider } from "./types";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "./lifecycle";
 import { removePool } from "./removal";
@@ -22,21 +21,9 @@ import { withDefaults } from "./properties";
 import { storagePoolDeclaration, StoragePoolInputs, StoragePoolOutputs } from "./storage-pool-properties";
 
 export type { StoragePoolInputs, StoragePoolOutputs } from "./storage-pool-properties";
-import { OBJECTS } from "../kinds";
 
-function claimsOf(p: Pick<StoragePoolInputs, "host" | "name">): Claims {
-  return {
-    host: p.host,
-    claims: [
-      {
-        property: "name",
-        what: `storage pool "${p.name}"`,
-        removal: OBJECTS.pool.removal(p.name),
-        taken: async (lv) => !!(await findPool(lv, p.name)) && !(await isJournalled(lv, p.host, "pool", p.name)),
-      },
-    ],
-  };
-}
+const claimsOf = (p: Pick<StoragePoolInputs, "host" | "name">): Claims =>
+  nameClaims(p.host, p.name, "pool", `storage pool "${p.name}"`, (lv) => findPool(lv, p.name));
 
 async function observe(lv: Libvirt, pool: PoolRef, inputs: StoragePoolInputs): Promise<StoragePoolOutputs> {
   const [info, autostart, xml] = await Promise.all([lv.poolInfo(pool), lv.poolAutostart(pool), lv.poolXml(pool)]);

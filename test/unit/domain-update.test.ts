@@ -39,6 +39,12 @@ describe("domain update plan", () => {
     ["a NIC added", { networkInterfaces: [lan, { network: "lab", model: "virtio" }] }, { live: ["networkInterfaces"], restartFor: [] }],
     ["a NIC removed", { networkInterfaces: [] }, { live: ["networkInterfaces"], restartFor: [] }],
     ["a NIC's model changed", { networkInterfaces: [{ ...lan, model: "e1000" }] }, { live: [], restartFor: ["networkInterfaces"] }],
+    ["a NIC's filter given", { networkInterfaces: [{ ...lan, filter: "web-in" }] }, { live: [], restartFor: ["networkInterfaces"] }],
+    [
+      "a NIC added behind a filter",
+      { networkInterfaces: [lan, { network: "lab", model: "virtio", filter: "web-in" }] },
+      { live: ["networkInterfaces"], restartFor: [] },
+    ],
     ["power and autostart", { running: false, autostart: true }, { live: ["running", "autostart"], restartFor: [] }],
   ];
   for (const [what, change, want] of table) {
