@@ -66,16 +66,23 @@ async function applyCpuAndMemory(lv: Libvirt, dom: DomainRef, plan: UpdatePlan, 
   if (plan.live.includes("vcpu") && impact & Impact.LIVE && news.qemuAgent) await onlineInGuest(lv, dom, news, host);
 }
 
-/** Asks the guest agent to bring the vCPUs online, while the guest takes in the hot-added ones; says so when it cannot. */
-async function onlineInGuest(lv: Libvirt, dom: DomainRef, news: DomainInputs, host: string): Promise<void> {
+/**
+ * Asks the guest agent to bring the vCPUs online. The agent lists a hot-added vCPU only once
+ * the guest has taken it in, which under software emulation can take a minute: until then
+ * libvirt answers "reports less cpu than requested", and that is waited out; any other
+ * failure (no agent, say) is tried a few times. Says so when the vCPUs stay offline.
+ */
+export async function onlineInGuest(lv: Pick<Libvirt, "setDomainVcpus">, dom: DomainRef, news: DomainInputs, host: string, pauseMs = 1000): Promise<void> {
   let last: Error | undefined;
-  for (let attempt = 0; attempt < GUEST_ONLINE_ATTEMPTS; attempt++) {
+  let failures = 0;
+  for (let waits = 0; waits < GUEST_TAKE_IN_WAITS && failures < AGENT_ATTEMPTS; waits++) {
     try {
       await lv.setDomainVcpus(dom, news.vcpu ?? 1, VCPU_GUEST);
       return;
     } catch (err) {
       last = err as Error;
-      await new Promise((r) => setTimeout(r, 1000));
+      if (!NOT_TAKEN_IN_YET.test(last.message)) failures++;
+      await new Promise((r) => setTimeout(r, pauseMs));
     }
   }
   warn(
@@ -83,7 +90,10 @@ async function onlineInGuest(lv: Libvirt, dom: DomainRef, news: DomainInputs, ho
   );
 }
 
-const GUEST_ONLINE_ATTEMPTS = 10;
+/** libvirt's answer while the guest has not taken in a hot-added vCPU (qemuAgentUpdateCPUInfo). */
+const NOT_TAKEN_IN_YET = /guest agent reports less cpu than requested/;
+const GUEST_TAKE_IN_WAITS = 180;
+const AGENT_ATTEMPTS = 10;
 
 /** virDomainVcpuFlags' GUEST: the count the guest has online, set through its agent. */
 const VCPU_GUEST = 8;

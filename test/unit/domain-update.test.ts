@@ -3,7 +3,8 @@
 import * as assert from "assert";
 import { deviceChanges } from "../../provider/resources/domain-devices";
 import { DomainInputs, DomainOutputs } from "../../provider/resources/domain-inputs";
-import { refusedRestart, updatePlan } from "../../provider/resources/domain-update";
+import { onlineInGuest, refusedRestart, updatePlan } from "../../provider/resources/domain-update";
+import { setLogSink } from "../../provider/log";
 
 const boot = { volume: "os.qcow2", pool: "default", device: "disk" as const, bus: "virtio" as const, format: "qcow2" as const };
 const data = { volume: "data.qcow2", pool: "default", device: "disk" as const, bus: "virtio" as const, format: "qcow2" as const };
@@ -68,5 +69,49 @@ describe("domain update plan", () => {
     assert.strictEqual(refusedRestart(olds, { ...olds, restartPolicy: "never", vcpu: 2, disks: [boot, data] }), undefined);
     assert.deepStrictEqual(refusedRestart(olds, { ...olds, restartPolicy: "never", maxMemory: 4096 })?.property, "maxMemory");
     assert.strictEqual(refusedRestart(olds, { ...olds, maxMemory: 4096 }), undefined, "restarts are allowed by default");
+  });
+
+  describe("bringing hot-added vCPUs online through the guest agent", () => {
+    const dom = { name: "web", uuid: Buffer.alloc(16), id: 1 };
+    const web = { ...olds, vcpu: 2 } as unknown as DomainInputs;
+    /** An agent that answers with the given failures in turn, then succeeds. */
+    const agent = (failures: string[]) => {
+      const calls: number[] = [];
+      return {
+        calls,
+        setDomainVcpus: async (_d: unknown, n: number, flags: number) => {
+          calls.push(flags);
+          const failure = failures.shift();
+          if (failure) throw new Error(failure);
+          assert.strictEqual(n, 2);
+          return undefined;
+        },
+      };
+    };
+    const warnings: string[] = [];
+    beforeEach(() => {
+      warnings.length = 0;
+      setLogSink((line, severity) => severity === "warning" && warnings.push(line));
+    });
+    afterEach(() => setLogSink(undefined));
+
+    it("waits out a guest that has not taken the vCPU in yet, however many answers that takes", async () => {
+      const lv = agent(Array(40).fill("guest agent reports less cpu than requested (VIR_ERR_INTERNAL_ERROR)"));
+      await onlineInGuest(lv, dom, web, "hv1", 0);
+      assert.strictEqual(lv.calls.length, 41);
+      assert.ok(
+        lv.calls.every((flags) => flags === 8),
+        "each call is VIR_DOMAIN_VCPU_GUEST",
+      );
+      assert.deepStrictEqual(warnings, []);
+    });
+
+    it("gives up after a few other failures and says how to online them", async () => {
+      const lv = agent(Array(40).fill("Guest agent is not responding (VIR_ERR_AGENT_UNRESPONSIVE)"));
+      await onlineInGuest(lv, dom, web, "hv1", 0);
+      assert.strictEqual(lv.calls.length, 10);
+      assert.strictEqual(warnings.length, 1);
+      assert.match(warnings[0], /hv1: domain web has 2 vCPUs, but the guest agent did not bring them online \(Guest agent is not responding.*cpuN\/online/);
+    });
   });
 });
