@@ -2,7 +2,7 @@
 // included; the http server runs in another): from a local file and from an http URL.
 // Buffers are reused and the download runs at the upload's pace, so the growth stays
 // far below the image's size whatever it is.
-import { imageProvider, ImageInputs } from "../provider/resources/image";
+import { imageProvider, ImageInputs } from "../provider/kinds/image/lifecycle";
 import { checked } from "../test/support/checked";
 import { labHost } from "../test/support/hosts";
 import { LabEnv } from "../test/support/lab";

@@ -2,10 +2,10 @@
 // libvirt over the host's SSH link. Read only: nothing is ever sent to the guest.
 import { parseArgs } from "util";
 import { describeState, isLibvirtError } from "../provider/libvirt/api";
-import { isRunningState } from "../provider/resources/domain-power";
+import { isRunningState } from "../provider/kinds/domain/power";
 import { HostPool } from "../provider/pool/host-pool";
 import { hostLabel } from "../provider/resources/common";
-import { printable } from "../provider/resources/domain-console";
+import { printable } from "../provider/kinds/domain/console";
 import { parseDuration } from "../provider/units";
 import { domainTarget, TARGET_OPTIONS, TARGET_USAGE } from "./domain-target";
 import { planOrExit, UsageError } from "./usage";

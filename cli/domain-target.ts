@@ -6,7 +6,8 @@ import { hostLabel } from "../provider/resources/common";
 import { HostConfig } from "../provider/ssh/host";
 import { LoginOverrides, parseHostSpec } from "./health-args";
 import { UsageError } from "./usage";
-import { recordedDomain, recordedDomainRef } from "./stack";
+import { recordedDomain } from "./stack";
+import { recordedDomainRef } from "../provider/kinds/domain/record";
 
 export const TARGET_USAGE = `where the domain is (one of):
   --host SPEC         its host: [user@]address[:port], or a Host alias of ~/.ssh/config

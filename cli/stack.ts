@@ -6,13 +6,12 @@ import * as path from "path";
 import { promisify } from "util";
 import { HostHealth } from "../provider/health/check";
 import { HostPool } from "../provider/pool/host-pool";
-import { describeState, DomainRef, isLibvirtError, Libvirt } from "../provider/libvirt/api";
-import { isRunningState } from "../provider/resources/domain-power";
-import { findRecorded } from "../provider/resources/host-object";
+import { isLibvirtError } from "../provider/libvirt/api";
+import { NotTheStacks, StackRecord } from "../provider/resources/stack-record";
 import { HostConfig, hostIdentity, resolveHost } from "../provider/ssh/host";
-import { GONE_CODES, isKind, Kind } from "../provider/kinds";
+import { GONE_CODES } from "../provider/kinds/objects";
+import { isKind, Kind, KINDS } from "../provider/kinds";
 import type { LoginOverrides } from "./health-args";
-import { uuidBytes } from "../provider/uuid";
 import { reveal } from "../provider/pulumi-secrets";
 
 const run = promisify(execFile);
@@ -26,20 +25,7 @@ export interface ResourceReport {
   detail?: string;
 }
 
-interface StackResource {
-  urn: string;
-  kind: Kind;
-  name: string;
-  /** The pool the host check asks for: a volume's, a domain's ("default"), a StoragePool's own; none for a Network. */
-  pool?: string;
-  host: HostConfig;
-  /** A domain's recorded running state, a pool's or network's "is active". */
-  running?: boolean;
-  /** A snapshot's domain. */
-  domain?: string;
-  /** The identity recorded: a domain's, pool's or network's UUID, a snapshot's domain's (none in records of older versions). */
-  uuid?: string;
-}
+type StackResource = StackRecord & { kind: Kind };
 
 export interface StackTargets {
   hosts: { config: HostConfig; pool?: string }[];
@@ -64,51 +50,9 @@ export function recordedResources(state: any): StackResource[] {
     .filter((r) => r.outputs && isKind(reveal(r.outputs.kvmKind).value))
     .map((r) => {
       const o = reveal(r.outputs).value as any;
-      const kind = o.kvmKind as StackResource["kind"];
-      const pool = kind === "StoragePool" ? o.name : kind === "Network" || kind === "Snapshot" || kind === "NetworkFilter" ? undefined : (o.pool ?? "default");
-      const running = kind === "StoragePool" ? o.state === "running" : kind === "Network" ? o.active : o.running;
-      return { urn: r.urn, kind, name: o.name, pool, host: o.host, running, domain: o.domain, uuid: kind === "Snapshot" ? o.domainUuid : o.uuid };
+      const kind = o.kvmKind as Kind;
+      return { urn: r.urn, kind, name: o.name, host: o.host, ...KINDS[kind].record.read(o) };
     });
-}
-
-/** An object of the recorded name that is not the one the stack made (another UUID): someone else's, left alone. */
-class NotTheStacks extends Error {}
-
-/** The object of the recorded name when it is the one the stack made (findRecorded; older records have no UUID: by name). */
-async function theRecorded<R extends { uuid: Buffer }>(r: StackResource, lookup: Promise<R>): Promise<R> {
-  if (!r.uuid) return lookup;
-  const { ref, other } = await findRecorded(lookup, r.uuid);
-  if (other || !ref)
-    throw new NotTheStacks(
-      `the ${r.kind} named ${r.name} on the host is another one (not the UUID the stack recorded), which pulumi-kvm leaves alone; pulumi refresh will drop the record`,
-    );
-  return ref;
-}
-
-/** Whether the resource's object runs on the host (a domain, pool or network) and what the host says of it; undefined for volumes. Throws when it is gone. */
-async function stateOnHost(lv: Libvirt, r: StackResource): Promise<{ active: boolean; said: string } | undefined> {
-  const activity = (active: boolean) => ({ active, said: active ? "active" : "not active" });
-  switch (r.kind) {
-    case "Domain": {
-      // a paused or crashed VM is not running, whatever qemu holds
-      const s = await lv.domainState(await recordedDomainRef(lv, r.name, r.uuid));
-      return { active: isRunningState(s.state), said: describeState(s) };
-    }
-    case "StoragePool":
-      return activity(await lv.poolIsActive(await theRecorded(r, lv.lookupPool(r.name))));
-    case "Network":
-      return activity(await lv.networkIsActive(await theRecorded(r, lv.lookupNetwork(r.name))));
-    case "Image":
-    case "Volume":
-      await lv.lookupVolume(await lv.lookupPool(r.pool!), r.name);
-      return undefined;
-    case "Snapshot":
-      await lv.lookupSnapshot(await recordedDomainRef(lv, r.domain!, r.uuid), r.name);
-      return undefined;
-    case "NetworkFilter":
-      await theRecorded(r, lv.lookupNetworkFilter(r.name));
-      return undefined;
-  }
 }
 
 function hostKey(h: HostConfig): string {
@@ -134,11 +78,6 @@ function reachable(host: HostConfig, cwd: string, login: LoginOverrides): HostCo
   if (login.knownHostsPath) out.knownHostsPath = login.knownHostsPath;
   if (login.socketPath) out.socketPath = login.socketPath;
   return out;
-}
-
-/** The domain a record names: by its UUID when recorded (a domain of that name made by someone else is not it; gone, libvirt's NO_DOMAIN), by name in older records. */
-export function recordedDomainRef(lv: Libvirt, name: string, uuid: string | undefined): Promise<DomainRef> {
-  return uuid ? lv.lookupDomainByUuid(uuidBytes(uuid)) : lv.lookupDomain(name);
 }
 
 /** The host and identity a stack recorded for its Domain named `name`, the host as this command reaches it. */
@@ -176,9 +115,10 @@ export async function stackTargets(stack: string, cwd: string, login: LoginOverr
             return await pool.probe(
               r.host,
               async (lv): Promise<ResourceReport> => {
-                const seen = await stateOnHost(lv, r);
+                const { onHost, states } = KINDS[r.kind].record;
+                const seen = await onHost(lv, r);
                 if (seen === undefined) return { ...base, status: "ok" };
-                const word = r.kind === "Domain" ? ["running", "stopped"] : ["active", "inactive"];
+                const word = states ?? ["active", "inactive"];
                 if (r.running !== undefined && seen.active !== r.running) {
                   return { ...base, status: "drift", detail: `recorded ${r.running ? word[0] : word[1]}, host says ${seen.said}` };
                 }

@@ -5,7 +5,7 @@
 // declares it secret. A resource without a host is on its provider's (config.ts).
 import type { CheckResult, CreateResult, DiffResult, Provider, ReadResult, UpdateResult } from "@pulumi/pulumi/provider";
 import { isKind, Kind } from "../provider/kinds";
-import { DECLARATIONS } from "../provider/resources/declarations";
+import { DECLARATIONS } from "../provider/kinds";
 import * as core from "../provider/resources/dispatch";
 import type { HostConfig } from "../provider/ssh/host";
 import { deepEqual } from "../provider/resources/common";

@@ -1,9 +1,9 @@
 // The Pulumi package schema of the kvm provider plugin, generated from the declaration of
-// kinds (provider/resources/declarations.ts): every input with its type, description,
+// kinds (provider/kinds/index.ts): every input with its type, description,
 // default, secrecy and whether a change replaces; every output a program reads; the
 // structured values (a host, a disk, …) as object types. Nothing here is written by hand per kind.
 import { isKind, Kind } from "../provider/kinds";
-import { DECLARATIONS } from "../provider/resources/declarations";
+import { DECLARATIONS } from "../provider/kinds";
 import { Field, OBJECT_TYPES, ObjectType } from "../provider/resources/object-types";
 import { OutputProperty, Property, propertyDoc } from "../provider/resources/properties";
 import { Lookup, LOOKUPS } from "../provider/resources/lookups";

@@ -1,7 +1,7 @@
 // Secrets on the provider protocol's wire: inputs may arrive wrapped as secrets; an output
 // goes back wrapped when its input came as one or its declaration says it is secret.
 import type { Kind } from "../provider/kinds";
-import { DECLARATIONS } from "../provider/resources/declarations";
+import { DECLARATIONS } from "../provider/kinds";
 import { carriesSecret, Field } from "../provider/resources/object-types";
 import { Property } from "../provider/resources/properties";
 import { reveal, secretOf } from "../provider/pulumi-secrets";

@@ -2,7 +2,7 @@
 // uses, derived from the table in calls.ts. Implemented over the RPC client
 // (rpc-libvirt.ts) and decorated by tracing.ts. Everything above this layer takes
 // libvirt's types, constants and errors from here, never from rpc/.
-import type { DhcpLease, DomainInterface, DomainRef, NetworkFilterRef, NetworkRef, PoolRef, SnapshotRef, VolumeRef } from "../rpc/types";
+import type { DhcpLease, DomainInterface, DomainRef, NetworkRef, PoolRef, SnapshotRef, VolumeRef } from "../rpc/types";
 import type { InboundStream } from "../rpc/inbound-stream";
 import type { DownloadOptions, TransferProgress, UploadChunk, UploadOptions } from "../rpc/stream";
 import type { Call, Calls } from "./calls";
@@ -12,7 +12,6 @@ export type {
   DomainInterface,
   DomainRef,
   InboundStream,
-  NetworkFilterRef,
   NetworkRef,
   PoolRef,
   SnapshotRef,

@@ -1,10 +1,13 @@
 // The libvirt calls on network filters (nwfilter: firewall rules libvirt applies to the
 // NICs that name them): rows of the call table (calls.ts).
-import { struct } from "../rpc/codec";
+import { Infer, struct } from "../rpc/codec";
 import { procedure } from "../rpc/procedure";
-import { networkFilterRef, nonnullString, uuid } from "../rpc/types";
-import type { NetworkFilterRef } from "../rpc/types";
+import { nonnullString, uuid } from "../rpc/types";
 import { flags, hex, none, nothing, read, write } from "./call-rows";
+
+/** remote_nonnull_nwfilter */
+const networkFilterRef = struct({ name: nonnullString, uuid });
+export type NetworkFilterRef = Infer<typeof networkFilterRef>;
 
 const filter = (f: NetworkFilterRef) => f.name;
 

@@ -1,37 +1,19 @@
 // The entry points the serialized shim calls, and the one boundary to the engine: each
 // routes to its resource kind by the kvmKind every input and output carries, and every
 // result (and a partial-init error's properties) crosses `toEngine` on the way out.
-import { domainProvider } from "./domain";
 import { engineError, toEngine } from "./engine";
-import { imageProvider } from "./image";
-import { networkProvider } from "./network";
-import { networkFilterProvider } from "./network-filter";
-import { snapshotProvider } from "./snapshot";
-import { storagePoolProvider } from "./storage-pool";
-import { isKind, Kind } from "../kinds";
-import { ResourceProvider } from "./types";
+import { isKind, KINDS } from "../kinds";
+import type { KindModule } from "./kind";
 import { processContext } from "./context";
 import { runLookup } from "./lookups";
 import type { HostConfig } from "../ssh/host";
-import { volumeProvider } from "./volume";
-import { DECLARATIONS } from "./declarations";
 import { undeclaredInputs } from "./undeclared";
 
-const kinds: Record<Kind, ResourceProvider<any, any>> = {
-  Image: imageProvider,
-  Volume: volumeProvider,
-  Domain: domainProvider,
-  StoragePool: storagePoolProvider,
-  Network: networkProvider,
-  Snapshot: snapshotProvider,
-  NetworkFilter: networkFilterProvider,
-};
-
-function of(...values: ({ kvmKind?: unknown } | undefined)[]): ResourceProvider<any, any> {
+function kindOf(...values: ({ kvmKind?: unknown } | undefined)[]): KindModule {
   const kind = values.find((v) => v?.kvmKind)?.kvmKind;
   if (!isKind(kind))
     throw new Error(`pulumi-kvm: unknown resource kind ${JSON.stringify(kind)}; is the installed pulumi-kvm older than the one that created this resource?`);
-  return kinds[kind];
+  return KINDS[kind];
 }
 
 async function crossing<T>(work: () => Promise<T>): Promise<T> {
@@ -45,23 +27,24 @@ async function crossing<T>(work: () => Promise<T>): Promise<T> {
 /** The kind's check, and every input it does not declare refused by name (undeclared.ts). */
 export const check = (olds: any, news: any) =>
   crossing(async () => {
-    const result = await of(news, olds).check(olds, news);
-    const undeclared = undeclaredInputs(DECLARATIONS[(news.kvmKind ?? olds?.kvmKind) as Kind], news);
+    const { provider, declaration } = kindOf(news, olds);
+    const result = await provider.check(olds, news);
+    const undeclared = undeclaredInputs(declaration, news);
     return undeclared.length ? { ...result, failures: [...(result.failures ?? []), ...undeclared] } : result;
   });
-export const diff = (id: string, olds: any, news: any) => crossing(() => of(news, olds).diff(id, olds, news));
-export const create = (inputs: any) => crossing(() => of(inputs).create(inputs));
+export const diff = (id: string, olds: any, news: any) => crossing(() => kindOf(news, olds).provider.diff(id, olds, news));
+export const create = (inputs: any) => crossing(() => kindOf(inputs).provider.create(inputs));
 /** A read with nothing recorded (no name) is `pulumi import`'s: the kind finds the object by its ID. */
 export const read = (id: string, props: any) =>
   crossing(async () => {
-    if (props.name !== undefined) return of(props).read(id, props);
-    const kind = of(props);
+    if (props.name !== undefined) return kindOf(props).provider.read(id, props);
+    const kind = kindOf(props).provider;
     if (!kind.importObject) throw new Error(`pulumi-kvm: a ${props.kvmKind} cannot be imported`);
     const { id: found, inputs, outs } = await kind.importObject(id, props.host);
     // as a create records it: the resource's own name beside the object's
     return { id: found, props: { ...outs, resourceName: props.resourceName }, inputs };
   });
-export const update = (id: string, olds: any, news: any) => crossing(() => of(news, olds).update(id, olds, news));
-export const del = (id: string, props: any) => crossing(() => of(props).delete(id, props));
+export const update = (id: string, olds: any, news: any) => crossing(() => kindOf(news, olds).provider.update(id, olds, news));
+export const del = (id: string, props: any) => crossing(() => kindOf(props).provider.delete(id, props));
 /** A read-only lookup (getDomain, getHost, …: lookups.ts) on `host`. */
 export const lookup = (name: string, host: HostConfig, args: Record<string, unknown>) => crossing(() => runLookup(processContext.pool, name, host, args));

@@ -2,7 +2,7 @@
 // defined under the journal and undone on failure, or, when one of that name exists and
 // the resource adopts, taken over. Either way it is then brought to the asked state and
 // observed for the outputs.
-import { OBJECTS } from "../kinds";
+import { OBJECTS } from "../kinds/objects";
 import * as crypto from "crypto";
 import { explain, KvmError } from "../errors";
 import { Libvirt } from "../libvirt/api";

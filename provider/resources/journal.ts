@@ -8,7 +8,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { warn } from "../log";
-import type { JournalledKind } from "../kinds";
+import type { JournalledKind } from "../kinds/objects";
 
 /** An object on a host: a volume (by what proves it, volume-identity.ts), a domain, pool or network (by its UUID, hex). */
 export interface Made {

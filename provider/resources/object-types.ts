@@ -5,13 +5,13 @@
 // interface: a field forgotten here is a compile error.
 import type { HostConfig } from "../ssh/host";
 import type { ImageSource } from "../image/source";
-import type { VolumeIdentity } from "./volume-identity";
+import type { VolumeIdentity } from "../kinds/volume/identity";
 import { urlHasSecrets } from "../image/url-secrets";
 import type { CloudInit } from "../iso/seed";
 import type { DhcpHost } from "../xml/network";
 import type { FilterRule } from "../xml/network-filter";
-import type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./domain-inputs";
-import type { NetworkInputs } from "./network-inputs";
+import type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "../kinds/domain/inputs";
+import type { NetworkInputs } from "../kinds/network/inputs";
 
 export interface Field {
   /** As in a declaration: a primitive (integer where only whole numbers do), a choice of strings, or another object type's name. */

@@ -3,7 +3,6 @@
 // plan and docs/resources.md's tables derive from the declaration; a provider schema
 // will too, so it stays data: the few comparisons that are not plain equality are
 // named functions beside the data.
-import type { Kind } from "../kinds";
 import { deepEqual, sameHost, sameLogin } from "./common";
 import { DiffResult } from "./types";
 
@@ -59,7 +58,8 @@ export interface OutputProperty {
 type OptionalAs<O, K extends keyof O> = undefined extends O[K] ? { optional: true } : { optional?: never };
 
 export interface Declaration<I, O> {
-  kind: Kind;
+  /** The kind's name (kinds/index.ts lists it under the same). */
+  kind: string;
   /** What an object of the kind is, for its SDK classes and the schema. */
   doc: string;
   /** Every input, each once: a forgotten one is a compile error. */

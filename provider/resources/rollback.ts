@@ -9,12 +9,11 @@ import { classify } from "../errors";
 import { warn } from "../log";
 import { HostConfig } from "../ssh/host";
 import { hostLabel, hostPlace } from "./common";
-import { judge } from "./volume-identity";
-import { hasOwnerMarker, removeDomain, removeNetwork, removeNetworkFilter, removePool } from "./removal";
 import { HostAccess } from "./context";
 import { changeJournal, Entry, inFlight, journalFile, Made, readJournal } from "./journal";
-import { DomainRef, isLibvirtError, Libvirt, LibvirtError, NetworkFilterRef, NetworkRef, PoolRef, VolumeRef } from "../libvirt/api";
-import { GONE_CODES, OBJECTS } from "../kinds";
+import { isLibvirtError, Libvirt, LibvirtError } from "../libvirt/api";
+import type { JournalledObject } from "./object-kind";
+import { GONE_CODES, OBJECTS } from "../kinds/objects";
 
 export type { Made } from "./journal";
 
@@ -24,67 +23,11 @@ export interface Leftover extends Made {
 
 /** The codes that mean the object (or the pool holding it) no longer exists. */
 const gone = (err: unknown) => isLibvirtError(err, ...GONE_CODES);
-const hexOf = (r: { uuid: Buffer }) => r.uuid.toString("hex");
 
-/** The libvirt reference of each kind of object. */
-interface RefOf {
-  volume: VolumeRef;
-  domain: DomainRef;
-  pool: PoolRef;
-  network: NetworkRef;
-  networkFilter: NetworkFilterRef;
-}
-
-/**
- * How each kind is found under its name and proven to be the one made: by its UUID (a
- * domain also by pulumi-kvm's marker), a volume by the identity journalled with it
- * (volume-identity.ts). undefined: nothing proves it either way.
- */
-const finders: { [K in Made["kind"]]: (lv: Libvirt, l: Made) => Promise<{ ref: RefOf[K]; mine: boolean } | undefined> } = {
-  async volume(lv, l) {
-    const ref = await lv.lookupVolume(await lv.lookupPool(l.pool ?? "default"), l.name);
-    const verdict = l.id ? await judge(lv, ref, l.id) : "unknown";
-    return verdict === "unknown" ? undefined : { ref, mine: verdict === "mine" };
-  },
-  async domain(lv, l) {
-    const ref = await lv.lookupDomain(l.name);
-    if (!l.id) return undefined;
-    return { ref, mine: hexOf(ref) === l.id && (await hasOwnerMarker(lv, ref)) };
-  },
-  async pool(lv, l) {
-    const ref = await lv.lookupPool(l.name);
-    return l.id ? { ref, mine: hexOf(ref) === l.id } : undefined;
-  },
-  async network(lv, l) {
-    const ref = await lv.lookupNetwork(l.name);
-    return l.id ? { ref, mine: hexOf(ref) === l.id } : undefined;
-  },
-  async networkFilter(lv, l) {
-    const ref = await lv.lookupNetworkFilter(l.name);
-    return l.id ? { ref, mine: hexOf(ref) === l.id } : undefined;
-  },
-};
-
-/** How each kind of leftover, proven to be the one made, is removed: as its resource's delete does. */
-const removers: { [K in Made["kind"]]: (lv: Libvirt, ref: RefOf[K], host: string) => Promise<void> } = {
-  volume: (lv, vol) => lv.deleteVolume(vol),
-  // a create undone: its VM never served anything, so it is stopped at once
-  domain: (lv, dom, host) => removeDomain(lv, dom, 0, host),
-  pool: removePool,
-  network: removeNetwork,
-  networkFilter: removeNetworkFilter,
-};
+/** How each journalled kind is found under its name, proven to be the one made, and removed (kinds/objects.ts). */
+const journalled = (kind: Made["kind"]): JournalledObject<unknown> => OBJECTS[kind];
 
 export type Removal = "removed" | "gone" | "other" | "unproven";
-
-/** One kind's find and removal, typed together. */
-async function removeProven<K extends Made["kind"]>(kind: K, lv: Libvirt, l: Made, host: string): Promise<Removal> {
-  const found = await finders[kind](lv, l);
-  if (!found) return "unproven";
-  if (!found.mine) return "other";
-  await removers[kind](lv, found.ref, host);
-  return "removed";
-}
 
 /**
  * Removes a leftover if it is proven to be the object made: "other" when something else
@@ -92,7 +35,12 @@ async function removeProven<K extends Made["kind"]>(kind: K, lv: Libvirt, l: Mad
  */
 export async function removeLeftover(lv: Libvirt, l: Made, host: string): Promise<Removal> {
   try {
-    return await removeProven(l.kind, lv, l, host);
+    const object = journalled(l.kind);
+    const found = await object.find(lv, l);
+    if (!found) return "unproven";
+    if (!found.mine) return "other";
+    await object.remove(lv, found.ref, host);
+    return "removed";
   } catch (err) {
     if (gone(err)) return "gone";
     throw err;
@@ -241,7 +189,9 @@ export async function isJournalled(lv: Libvirt, host: HostConfig, kind: Made["ki
     (e) => e.place === place && !inFlight(e) && e.kind === kind && e.name === name && (kind !== "volume" || (e.pool ?? "default") === pool),
   );
   for (const e of entries) {
-    const found = await finders[kind](lv, e).catch((err) => (gone(err) ? undefined : Promise.reject(err)));
+    const found = await journalled(kind)
+      .find(lv, e)
+      .catch((err) => (gone(err) ? undefined : Promise.reject(err)));
     if (found?.mine) return true;
   }
   return false;

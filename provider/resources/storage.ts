@@ -10,10 +10,10 @@ import { HostAccess } from "./context";
 import { clearLeftovers, isJournalled } from "./rollback";
 import { DomainRef, isLibvirtError, Libvirt, PoolRef, unlessMissing, VolumeRef } from "../libvirt/api";
 import { parseVolumeXml, VolumeDescription } from "../xml/volume";
-import { identify, VolumeIdentity } from "./volume-identity";
+import { identify, VolumeIdentity } from "../kinds/volume/identity";
 import { at, children, node, parseXml } from "../xml/dom";
-import { OBJECTS } from "../kinds";
-import { sizeOf } from "./volume-growth";
+import { OBJECTS } from "../kinds/objects";
+import { sizeOf } from "../kinds/volume/growth";
 import { deleteRecorded, readRecorded, RecordedObject } from "./lifecycle";
 
 export const findVolume = (lv: Libvirt, pool: PoolRef, name: string) => unlessMissing(lv.lookupVolume(pool, name), "NO_STORAGE_VOL");

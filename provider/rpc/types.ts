@@ -11,7 +11,6 @@ export const uuid = fixedOpaque(UUID_BUFLEN);
 export const domainRef = struct({ name: nonnullString, uuid, id: int });
 export const networkRef = struct({ name: nonnullString, uuid });
 export const poolRef = struct({ name: nonnullString, uuid });
-export const networkFilterRef = struct({ name: nonnullString, uuid });
 export const volumeRef = struct({ pool: nonnullString, name: nonnullString, key: nonnullString });
 
 export const snapshotRef = struct({ name: nonnullString, dom: domainRef });
@@ -20,7 +19,6 @@ export type DomainRef = Infer<typeof domainRef>;
 export type SnapshotRef = Infer<typeof snapshotRef>;
 export type NetworkRef = Infer<typeof networkRef>;
 export type PoolRef = Infer<typeof poolRef>;
-export type NetworkFilterRef = Infer<typeof networkFilterRef>;
 export type VolumeRef = Infer<typeof volumeRef>;
 
 /** remote_error ≡ virNetMessageError: all 11 fields. */

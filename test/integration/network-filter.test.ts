@@ -5,11 +5,11 @@
 // naming the fix, and leave nothing behind.
 import * as assert from "assert";
 import { spawnSync } from "child_process";
-import { domainProvider, DomainInputs, DomainOutputs } from "../../provider/resources/domain";
-import { imageProvider, ImageInputs, ImageOutputs } from "../../provider/resources/image";
-import { networkFilterProvider } from "../../provider/resources/network-filter";
-import type { NetworkFilterOutputs } from "../../provider/resources/network-filter-properties";
-import { volumeProvider, VolumeInputs, VolumeOutputs } from "../../provider/resources/volume";
+import { domainProvider, DomainInputs, DomainOutputs } from "../../provider/kinds/domain/lifecycle";
+import { imageProvider, ImageInputs, ImageOutputs } from "../../provider/kinds/image/lifecycle";
+import { networkFilterProvider } from "../../provider/kinds/network-filter/lifecycle";
+import type { NetworkFilterOutputs } from "../../provider/kinds/network-filter/declaration";
+import { volumeProvider, VolumeInputs, VolumeOutputs } from "../../provider/kinds/volume/lifecycle";
 import { checked } from "../support/checked";
 import { diskOf } from "../support/disks";
 import { labHost } from "../support/hosts";

@@ -3,11 +3,11 @@
 // ARP table (or the guest agent).
 import * as assert from "assert";
 import * as fs from "fs";
-import { domainProvider, DomainInputs, DomainOutputs } from "../../provider/resources/domain";
-import { imageProvider, ImageInputs, ImageOutputs } from "../../provider/resources/image";
-import { networkProvider, NetworkInputs, NetworkOutputs } from "../../provider/resources/network";
-import { storagePoolProvider, StoragePoolInputs, StoragePoolOutputs } from "../../provider/resources/storage-pool";
-import { volumeProvider, VolumeInputs, VolumeOutputs } from "../../provider/resources/volume";
+import { domainProvider, DomainInputs, DomainOutputs } from "../../provider/kinds/domain/lifecycle";
+import { imageProvider, ImageInputs, ImageOutputs } from "../../provider/kinds/image/lifecycle";
+import { networkProvider, NetworkInputs, NetworkOutputs } from "../../provider/kinds/network/lifecycle";
+import { storagePoolProvider, StoragePoolInputs, StoragePoolOutputs } from "../../provider/kinds/storage-pool/lifecycle";
+import { volumeProvider, VolumeInputs, VolumeOutputs } from "../../provider/kinds/volume/lifecycle";
 import { setLogSink } from "../../provider/log";
 import { checked } from "../support/checked";
 import { labHost } from "../support/hosts";

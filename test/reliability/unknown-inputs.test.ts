@@ -7,7 +7,7 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import type { Kind } from "../../provider/kinds";
 import { UNKNOWN } from "../../provider/resources/common";
-import { DECLARATIONS } from "../../provider/resources/declarations";
+import { DECLARATIONS } from "../../provider/kinds";
 import { check } from "../../provider/resources/dispatch";
 import { OBJECT_TYPES } from "../../provider/resources/object-types";
 import { labHost } from "../support/hosts";

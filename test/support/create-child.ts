@@ -1,10 +1,10 @@
 // A create in a process of its own, for a test to kill with SIGKILL at a chosen moment
 // (as an OOM killer or a CI timeout would): node create-child.js KIND INPUTS_JSON. With
 // PULUMI_KVM_LOG=1 every libvirt call is logged to stderr once it returned.
-import { imageProvider } from "../../provider/resources/image";
-import { networkProvider } from "../../provider/resources/network";
-import { storagePoolProvider } from "../../provider/resources/storage-pool";
-import { volumeProvider } from "../../provider/resources/volume";
+import { imageProvider } from "../../provider/kinds/image/lifecycle";
+import { networkProvider } from "../../provider/kinds/network/lifecycle";
+import { storagePoolProvider } from "../../provider/kinds/storage-pool/lifecycle";
+import { volumeProvider } from "../../provider/kinds/volume/lifecycle";
 
 const providers = { image: imageProvider, network: networkProvider, pool: storagePoolProvider, volume: volumeProvider } as const;
 

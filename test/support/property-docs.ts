@@ -3,7 +3,7 @@
 // declarations disagree.
 import * as fs from "fs";
 import * as path from "path";
-import { DECLARATIONS as BY_KIND } from "../../provider/resources/declarations";
+import { DECLARATIONS as BY_KIND } from "../../provider/kinds";
 import { Field, OBJECT_TYPES } from "../../provider/resources/object-types";
 import { ChangeClass, Declaration, Property } from "../../provider/resources/properties";
 
@@ -56,7 +56,7 @@ export function propertyTable(decl: Declaration<any, any>): string {
 }
 
 const kebab = (kind: string) => kind.replace(/(?<=.)([A-Z])/g, "-$1").toLowerCase();
-const begin = (kind: string) => `<!-- ${kind} inputs: generated from provider/resources/${kebab(kind)}-properties.ts by npm run docs -->`;
+const begin = (kind: string) => `<!-- ${kind} inputs: generated from provider/kinds/${kebab(kind)}/declaration.ts by npm run docs -->`;
 const END = "<!-- end of generated inputs -->";
 
 /** The docs text with every kind's table replaced by its rendering. */

@@ -1,7 +1,7 @@
 // The console's tail as errors and `pulumi-kvm console` show it: a guest prints what it
 // likes, so what reaches the user's terminal is plain text, and only its end is kept.
 import * as assert from "assert";
-import { ConsoleTail, printable, printableLines, REDACTED } from "../../provider/resources/domain-console";
+import { ConsoleTail, printable, printableLines, REDACTED } from "../../provider/kinds/domain/console";
 import { describeState, DomainState } from "../../provider/libvirt/api";
 
 describe("console", () => {

@@ -4,7 +4,8 @@
 import * as assert from "assert";
 import * as fs from "fs";
 import { classify, UNLISTED_CODE_CLASS } from "../../provider/errors";
-import { GONE_CODES, KIND_NAMES, OBJECTS } from "../../provider/kinds";
+import { GONE_CODES, OBJECTS } from "../../provider/kinds/objects";
+import { KIND_NAMES } from "../../provider/kinds";
 import { check } from "../../provider/resources/dispatch";
 import { diffOf, Property, withDefaults } from "../../provider/resources/properties";
 import { LibvirtError } from "../../provider/rpc/errors";

@@ -4,9 +4,9 @@ import * as os from "os";
 import * as path from "path";
 import { setLogSink } from "../../provider/log";
 import { UNKNOWN } from "../../provider/resources/common";
-import { domainProvider } from "../../provider/resources/domain";
-import { imageProvider, ImageOutputs } from "../../provider/resources/image";
-import { volumeProvider, VolumeOutputs } from "../../provider/resources/volume";
+import { domainProvider } from "../../provider/kinds/domain/lifecycle";
+import { imageProvider, ImageOutputs } from "../../provider/kinds/image/lifecycle";
+import { volumeProvider, VolumeOutputs } from "../../provider/kinds/volume/lifecycle";
 
 const host = { address: "hv1", user: "root", port: 22, privateKeyPath: "/k" };
 const image: ImageOutputs = {

@@ -1,9 +1,9 @@
 // A domain update's plan, from the declaration: what applies to the running VM, what
 // needs the one restart, and the attach and detach that turn one device list into another.
 import * as assert from "assert";
-import { deviceChanges } from "../../provider/resources/domain-devices";
-import { DomainInputs, DomainOutputs } from "../../provider/resources/domain-inputs";
-import { onlineInGuest, refusedRestart, updatePlan } from "../../provider/resources/domain-update";
+import { deviceChanges } from "../../provider/kinds/domain/devices";
+import { DomainInputs, DomainOutputs } from "../../provider/kinds/domain/inputs";
+import { onlineInGuest, refusedRestart, updatePlan } from "../../provider/kinds/domain/update";
 import { setLogSink } from "../../provider/log";
 
 const boot = { volume: "os.qcow2", pool: "default", device: "disk" as const, bus: "virtio" as const, format: "qcow2" as const };

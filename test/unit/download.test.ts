@@ -7,7 +7,7 @@ import * as net from "net";
 import { displayUrl, DownloadError, DownloadOptions, MAX_REDIRECTS, openDownload, redirectTarget } from "../../provider/image/download";
 import { setLogSink } from "../../provider/log";
 import { digestFor, fetchChecksums } from "../../provider/image/checksums";
-import { imageProvider } from "../../provider/resources/image";
+import { imageProvider } from "../../provider/kinds/image/lifecycle";
 
 async function serve(handler: http.RequestListener): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
   const requests: string[] = [];

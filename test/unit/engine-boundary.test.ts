@@ -4,12 +4,12 @@
 import { PartialInitError } from "../../provider/resources/partial-init";
 import * as assert from "assert";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import { checkInputs, DomainInputs } from "../../provider/resources/domain-inputs";
-import { composeOutputs, unobservedOutputs } from "../../provider/resources/domain-spec";
+import { checkInputs, DomainInputs } from "../../provider/kinds/domain/inputs";
+import { composeOutputs, unobservedOutputs } from "../../provider/kinds/domain/spec";
 import { engineError, toEngine } from "../../provider/resources/engine";
-import { imageOutputs, ImageInputs } from "../../provider/resources/image";
-import type { VolumeInputs } from "../../provider/resources/volume";
-import { volumeOutputs } from "../../provider/resources/volume-properties";
+import { imageOutputs, ImageInputs } from "../../provider/kinds/image/lifecycle";
+import type { VolumeInputs } from "../../provider/kinds/volume/lifecycle";
+import { volumeOutputs } from "../../provider/kinds/volume/declaration";
 import { parseDomainXml } from "../../provider/xml/domain";
 
 const host = { address: "hv1", user: "root", port: 22, privateKeyPath: "/k" };

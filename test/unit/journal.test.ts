@@ -315,7 +315,7 @@ describe("leftover journal", () => {
   });
 
   it("proves an Image mid-upload by the mark in its first bytes, which any later process can read; another mark is someone else's", async () => {
-    const { headMark } = await import("../../provider/resources/volume-identity");
+    const { headMark } = await import("../../provider/kinds/volume/identity");
     const place = JSON.stringify([host.address, 22, host.user, "", ""]);
     const entry = (name: string) => ({ kind: "volume", pool: "default", name, id: "head:aa11", place, pid: deadPid(), token: name });
     fs.writeFileSync(file, JSON.stringify([entry("half")]));

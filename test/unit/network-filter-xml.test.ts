@@ -3,7 +3,7 @@
 // refuses new connections only; cidr is the other side of the traffic.
 import * as assert from "assert";
 import { FilterRule, networkFilterXml, parseNetworkFilterXml } from "../../provider/xml/network-filter";
-import { checkNetworkFilterInputs } from "../../provider/resources/network-filter";
+import { checkNetworkFilterInputs } from "../../provider/kinds/network-filter/lifecycle";
 import { assertValidXml } from "../support/xml-schema";
 import { Failures } from "../../provider/resources/common";
 

@@ -6,7 +6,7 @@ import * as assert from "assert";
 import { HostHealth } from "../../provider/health/check";
 import { Libvirt } from "../../provider/libvirt/api";
 import { ResourceContext } from "../../provider/resources/context";
-import { createVolumeProvider, VolumeInputs } from "../../provider/resources/volume";
+import { createVolumeProvider, VolumeInputs } from "../../provider/kinds/volume/lifecycle";
 
 const host = { address: "hv1.example.com", user: "root", privateKeyPath: "/nonexistent/key" };
 

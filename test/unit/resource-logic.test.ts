@@ -6,14 +6,14 @@ import { Duplex } from "stream";
 import { classify } from "../../provider/errors";
 import { Libvirt, LibvirtError } from "../../provider/libvirt/api";
 import { UNKNOWN } from "../../provider/resources/common";
-import { checkInputs, DomainInputs } from "../../provider/resources/domain-inputs";
-import { interfaceAddresses } from "../../provider/resources/domain-ip";
+import { checkInputs, DomainInputs } from "../../provider/kinds/domain/inputs";
+import { interfaceAddresses } from "../../provider/kinds/domain/ip";
 import { rpcLibvirt } from "../../provider/libvirt/rpc-libvirt";
 import { RpcClient } from "../../provider/rpc/client";
 import { ErrorCode } from "../../provider/rpc/error-codes";
 import { RpcAbortError } from "../../provider/rpc/errors";
 import { deepEqual, Failures } from "../../provider/resources/common";
-import { keptMacs } from "../../provider/resources/domain-spec";
+import { keptMacs } from "../../provider/kinds/domain/spec";
 import { removeLeftover } from "../../provider/resources/rollback";
 
 const libvirtError = (code: string) => new LibvirtError({ code: ErrorCode[code], domain: 0, message: code, level: 2 } as any, "virStorageVolLookupByName");

@@ -1,7 +1,7 @@
 // Inputs a kind does not declare are refused by check, each with the declared one it most
 // likely meant; what the engine and the SDK add is not an input.
 import * as assert from "assert";
-import { DECLARATIONS } from "../../provider/resources/declarations";
+import { DECLARATIONS } from "../../provider/kinds";
 import { closest, editDistance, undeclaredInputs } from "../../provider/resources/undeclared";
 
 const host = { address: "hv1", user: "root" };

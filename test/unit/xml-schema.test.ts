@@ -1,13 +1,13 @@
 // Every shape of domain, volume, pool and network XML the provider builds passes libvirt's own schema:
 // each optional input absent and present, from the inputs a user writes (through check's
 // DomainSpec) to the XML sent to libvirt.
-import { DomainInputs } from "../../provider/resources/domain-inputs";
-import { specOf } from "../../provider/resources/domain-spec";
+import { DomainInputs } from "../../provider/kinds/domain/inputs";
+import { specOf } from "../../provider/kinds/domain/spec";
 import { DiskSpec, domainXml } from "../../provider/xml/domain";
 import { volumeXml } from "../../provider/xml/volume";
 import { poolXml } from "../../provider/xml/pool";
 import { networkXml } from "../../provider/xml/network";
-import { NetworkInputs, specOf as networkSpecOf } from "../../provider/resources/network-inputs";
+import { NetworkInputs, specOf as networkSpecOf } from "../../provider/kinds/network/inputs";
 import { assertValidXml } from "../support/xml-schema";
 
 const host = { address: "hv1", user: "root" };

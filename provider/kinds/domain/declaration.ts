@@ -1,0 +1,121 @@
+// The Domain's properties, declared once (properties.ts): what a redefinition and one
+// graceful restart apply, what applies to the running VM, what replaces it.
+import { deepEqual } from "../../resources/common";
+import { devicesNeedRestart } from "./devices";
+import type { DomainInputs, DomainOutputs } from "./types";
+import { adoptProperty, Declaration, hostProperty, nameProperty, resourceNameProperty } from "../../resources/properties";
+
+/** A disk's format and base only confirm its volume's (older records lack them): not compared. */
+const definedDisks = (d: DomainInputs) =>
+  Array.isArray(d.disks) ? d.disks.map(({ format: _format, backing: _backing, identity: _identity, ...disk }) => disk) : d.disks;
+
+const LIVE_DEVICES_DOC =
+  "anything but adding or removing a disk (not the boot disk; an added one a virtio disk without a bootOrder) or a NIC, which attach and detach on the running VM";
+
+export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
+  kind: "Domain",
+  doc: "A KVM virtual machine: its CPUs, memory, disks and NICs, a cloud-init seed, and its power state",
+  namedBy: ["name"],
+  outputs: {
+    uuid: { type: "string", doc: "the domain's UUID, its identity" },
+    state: { type: "string", doc: 'libvirt\'s state: `"running"`, `"shutoff"`, …' },
+    interfaces: { type: "InterfaceState[]", doc: "each NIC's MAC, its network (or `bridge:NAME`, `direct:DEV`) and its addresses" },
+    ipAddress: { type: "string", doc: "the first non-loopback, non-link-local address of the wanted family", optional: true },
+    seedVolume: { type: "string", doc: "the cloud-init seed volume, when there is one", optional: true },
+    seedPool: { type: "string", doc: "the pool of the seed volume", optional: true },
+    seedIdentity: { type: "object", doc: "what proves the seed volume is the one made", internal: true, optional: true },
+    imported: { type: "boolean", doc: "made outside Pulumi and imported: proven by its UUID, without pulumi-kvm's marker", internal: true, optional: true },
+  },
+  properties: {
+    host: hostProperty(),
+    name: nameProperty("the domain's name on the host"),
+    resourceName: resourceNameProperty(),
+    type: { type: '"kvm" | "qemu"', doc: '`"qemu"` for software emulation (hosts without `/dev/kvm`)', default: "kvm", change: "replace" },
+    vcpu: { type: "integer", doc: "virtual CPUs; up to `maxVcpu` they are plugged into and out of the running VM", default: 1, change: "live" },
+    memory: {
+      type: 'number | string ("2GiB", or MiB)',
+      doc: '`"2GiB"` or a number of MiB; up to `maxMemory` the running VM\'s balloon gives it or takes it back',
+      default: 512,
+      change: "live",
+    },
+    maxVcpu: {
+      type: "integer",
+      doc: "the most vCPUs `vcpu` can be raised to without a restart",
+      defaultDoc: "`vcpu`",
+      change: "restart",
+      same: (o, n) => (o.maxVcpu ?? o.vcpu ?? 1) === (n.maxVcpu ?? n.vcpu ?? 1),
+    },
+    maxMemory: {
+      type: 'number | string ("4GiB", or MiB)',
+      doc: "the most memory `memory` can be raised to without a restart (qemu reserves it as the VM's size; the guest sees what the balloon leaves)",
+      defaultDoc: "`memory`",
+      change: "restart",
+      same: (o, n) => Number(o.maxMemory ?? o.memory ?? 512) === Number(n.maxMemory ?? n.memory ?? 512),
+    },
+    restartPolicy: {
+      type: '"allowed" | "never"',
+      doc: '`"never"`: a change that needs a restart fails the preview (naming the properties) instead of restarting the VM',
+      default: "allowed",
+      change: "record",
+    },
+    firmware: {
+      type: '"bios" | "uefi"',
+      doc: "`\"uefi\"`: libvirt picks OVMF **without secure boot** (on `q35` too, where libvirt would otherwise pick the firmware with Microsoft's keys enrolled, which refuses unsigned bootloaders) and creates the VM's NVRAM at its first start. The NVRAM (EFI variables, boot entries) is kept across updates and removed with the domain. Needs OVMF on the host (Debian: `ovmf`)",
+      default: "bios",
+      change: "replace",
+    },
+    machine: { type: "string", doc: 'the machine type, e.g. `"q35"`', defaultDoc: "libvirt's", change: "replace" },
+    cpuMode: { type: "string", doc: 'e.g. `"host-passthrough"`', defaultDoc: "libvirt's", change: "restart" },
+    disks: {
+      type: "Disk[]",
+      doc: '`[{ volume: Volume | Image | name, pool?, device?: "disk" | "cdrom", bus?: "virtio" | "sata" | "scsi" | "ide", format?: "qcow2" | "raw", bootOrder?, cache?, discard?, serial?, readonly? }]`; boots from the first disk unless `kernel` is given or disks have a `bootOrder` (1 first, each its own). `cache`: `"default"`, `"none"`, `"writethrough"`, `"writeback"`, `"directsync"`, `"unsafe"`; `discard: "unmap"` passes the guest\'s TRIM on to the volume; `serial` (up to 20 letters, digits, `_ . + -`) is what the guest sees in `/dev/disk/by-id`; `readonly: true` attaches it read-only. `format` comes from a Volume or Image given as `volume`, and is **required for a volume given by name**; `backing` (`{ path, format }`, a Volume\'s `backing` output) is a qcow2 overlay\'s base, brought by a Volume given as `volume`: a qcow2 overlay given by name without it is refused, since its base is never read from the file ([what the provider trusts](#what-the-provider-trusts)); a qcow2 Volume given as `volume` brings its `identity` too, and a volume found under its name that is not that Volume (removed and made again by someone else) is refused. A user cdrom defaults to `sata`, which installers and firmware boot menus expect (the seed is on `scsi`, which every cloud kernel reads); Debian\'s genericcloud kernel has no AHCI, so give `bus: "scsi"` for a cdrom such a guest must read',
+      required: true,
+      change: "live",
+      same: (o, n) => deepEqual(definedDisks(o), definedDisks(n)),
+      restartWhen: { doc: LIVE_DEVICES_DOC, test: devicesNeedRestart },
+    },
+    networkInterfaces: {
+      type: "NetworkInterface[]",
+      doc: '`[{ network?: string, bridge?: string, direct?: { dev, mode? }, mac?: string, model?: "virtio", filter?: NetworkFilter }]`: one of a libvirt network (default `"default"`), a host bridge (`"br0"`), or `direct`: macvtap on a host device (`{ dev: "eth0", mode: "bridge" (default) | "vepa" | "private" | "passthrough" }`; in bridge mode the host itself cannot reach the guest through that device, other machines on its LAN can). An interface keeps its MAC across changes (by its network, not its position)',
+      default: [],
+      change: "live",
+      restartWhen: { doc: LIVE_DEVICES_DOC, test: devicesNeedRestart },
+    },
+    cloudInit: {
+      type: "CloudInit",
+      doc: "a NoCloud seed (an ISO 9660 image labelled `cidata`, written in pure TypeScript) is uploaded as the volume `<name>-seed.iso` and attached as a cdrom on virtio-scsi (a driver every cloud kernel has): `user-data`, `vendor-data` (only when given; cloud-init merges it under user-data: for the same cloud-config key, user-data wins, so a vendor `runcmd` beside a user `runcmd` is a shell script part instead), `network-config` (v1 or v2, e.g. DHCP on one NIC and a static address on another, matched by a pinned `mac`). `meta-data` gets `instance-id` (random, new for each seed: nothing in it is derived from your data) and `local-hostname` (default: the domain name). The whole `cloudInit` is a secret whenever any part is given. A change writes a new seed (a new instance-id) and restarts the VM, so cloud-init runs again with the new data; UUID, MACs and disks stay, the old seed volume goes",
+      defaultDoc: "none",
+      secret: true,
+      change: "restart",
+    },
+    kernel: { type: "string", doc: "direct kernel boot: the kernel's path on the host", change: "restart" },
+    initrd: { type: "string", doc: "with `kernel`: the initrd's path on the host", change: "restart" },
+    cmdline: { type: "string", doc: "with `kernel`: the kernel command line", change: "restart" },
+    running: {
+      type: "boolean",
+      doc: "enforced on every create and update; `refresh` reads it back, so a VM stopped out of band shows as drift and the next `up` starts it",
+      default: true,
+      change: "live",
+    },
+    autostart: { type: "boolean", doc: "started with the host", default: false, change: "live" },
+    qemuAgent: {
+      type: "boolean",
+      doc: 'adds the guest agent channel (`org.qemu.guest_agent.0`); with `qemu-guest-agent` in the guest (Debian and Ubuntu cloud images), `waitForIp: { source: "agent" }` reads the addresses the guest itself reports, also on NICs without a libvirt DHCP lease',
+      default: false,
+      change: "restart",
+    },
+    graphics: {
+      type: '"none" | "vnc" | "spice"',
+      doc: '`"vnc"` / `"spice"` on the host\'s 127.0.0.1, **without a password**: anyone with a shell on the host can open the console; reach it through an SSH tunnel',
+      default: "none",
+      change: "restart",
+    },
+    waitForIp: {
+      type: "boolean | WaitForIp",
+      doc: '`true` or `{ timeout?: "5m", source?: "lease" | "agent" | "arp" | "any" (default: lease or agent), family?: "ipv4" (default) | "ipv6" | "any" }`: create (and an update that starts the VM) waits for an address of this boot. Bridge and direct NICs have no libvirt lease: use `"agent"` (with `qemuAgent`) or `"arp"` (the host\'s ARP table; `check` says so)',
+      change: "record",
+    },
+    shutdownTimeout: { type: "string", doc: "bound on the graceful (ACPI) shutdown before the domain is destroyed", default: "60s", change: "record" },
+    adopt: adoptProperty("a domain of that name made outside Pulumi"),
+  },
+};

@@ -1,0 +1,76 @@
+// A Domain's cloud-init NoCloud seed: built as an ISO in memory, uploaded as a raw
+// volume next to the first disk, and removed with the domain.
+import * as crypto from "crypto";
+import { KvmError } from "../../errors";
+import { buildSeed } from "../../iso/seed";
+import { Libvirt } from "../../libvirt/api";
+import { parseVolumeXml, volumeXml } from "../../xml/volume";
+import { leftAlone } from "../../resources/common";
+import { headMark, identify, mtimeId, newHeadToken, VolumeIdentity } from "../volume/identity";
+import { DomainInputs, seedPoolFor } from "./inputs";
+import { Making } from "../../resources/rollback";
+import { findPool, findVolume } from "../../resources/storage";
+
+export interface SeedVolume {
+  pool: string;
+  name: string;
+  /** Its modification time once written (nothing writes it again: the guest sees a cdrom); absent in older records. */
+  identity?: VolumeIdentity;
+}
+
+export const seedVolumeName = (domain: string) => `${domain}-seed.iso`;
+
+/**
+ * The name of a seed that replaces another (edited cloud-init): random, never derived from
+ * its content (a hash of the user-data would let anyone who sees the name guess its secrets).
+ */
+export const nextSeedName = (d: DomainInputs): string => `${d.name}-seed-${crypto.randomBytes(6).toString("hex")}.iso`;
+
+/** Uploads the seed of `d`, made through the domain's `making` so a failed create removes it. */
+export async function createSeed(
+  lv: Libvirt,
+  d: DomainInputs,
+  host: string,
+  making: Making,
+  signal?: AbortSignal,
+  name = seedVolumeName(d.name),
+): Promise<SeedVolume & { path: string }> {
+  // a new instance-id for every seed (cloud-init runs again), and the seed's identity in its
+  // ISO system area (unused by ISO 9660; the guest sees a read-only cdrom): neither says anything of its content
+  const token = newHeadToken();
+  const s = buildSeed(d.cloudInit!, d.name, `i-${crypto.randomBytes(8).toString("hex")}`);
+  headMark(token).copy(s.iso, 0);
+  const pool = await lv.lookupPool(seedPoolFor(d));
+  if (await findVolume(lv, pool, name)) {
+    throw new KvmError("conflict", `seed volume "${name}" already exists in pool "${pool.name}"`, { host, fix: "Remove the stale seed volume on the host" });
+  }
+  // uploaded from memory: the user-data never touches this machine's disk
+  const xml = volumeXml({ name, capacityBytes: s.iso.length, format: "raw" });
+  // its identity before it exists: the mark its first bytes will hold; until they are written, its mtime when made
+  const vol = await making.make(
+    { kind: "volume", pool: pool.name, name, id: `head:${token}` },
+    () => lv.createVolume(pool, xml),
+    (v) => mtimeId(lv, v),
+  );
+  await lv.uploadVolume(
+    vol,
+    (async function* () {
+      yield { data: s.iso };
+    })(),
+    { signal },
+  );
+  const { mtime } = parseVolumeXml(await lv.volumeXml(vol));
+  return { pool: pool.name, name, path: await lv.volumePath(vol), ...(mtime ? { identity: { mtime } } : {}) };
+}
+
+/** Removes a seed volume when it is the one recorded; gone already is fine, another one of its name is left alone. */
+export async function deleteSeed(lv: Libvirt, seed: SeedVolume, host: string): Promise<void> {
+  const pool = await findPool(lv, seed.pool);
+  const vol = pool && (await findVolume(lv, pool, seed.name));
+  if (!vol) return;
+  if (seed.identity?.mtime && (await identify(lv, vol, { identity: seed.identity, format: "raw", capacityBytes: 0 })) === "other") {
+    leftAlone(host, `seed volume ${seed.pool}/${seed.name}`, "delete");
+    return;
+  }
+  await lv.deleteVolume(vol);
+}

@@ -1,0 +1,34 @@
+// The one list of resource kinds. Dispatch, the plugin's schema, the generated SDKs, the
+// docs' tables, the CLI and the tests loop over it; nothing outside kinds/ names a kind.
+import type { Declaration } from "../resources/properties";
+import type { KindModule } from "../resources/kind";
+import { domainKind } from "./domain";
+import { imageKind } from "./image";
+import { networkKind } from "./network";
+import { networkFilterKind } from "./network-filter";
+import { snapshotKind } from "./snapshot";
+import { storagePoolKind } from "./storage-pool";
+import { volumeKind } from "./volume";
+
+/** Each kind under its name (every input and output carries it as `kvmKind`, the schema as kvm:index:NAME). */
+export const KINDS = {
+  Image: imageKind,
+  Volume: volumeKind,
+  Domain: domainKind,
+  StoragePool: storagePoolKind,
+  Network: networkKind,
+  Snapshot: snapshotKind,
+  NetworkFilter: networkFilterKind,
+} as const satisfies Record<string, KindModule>;
+
+export type Kind = keyof typeof KINDS;
+
+export const KIND_NAMES = Object.keys(KINDS) as Kind[];
+
+export function isKind(v: unknown): v is Kind {
+  return typeof v === "string" && Object.prototype.hasOwnProperty.call(KINDS, v);
+}
+
+/** Every kind's declaration, by kind. */
+export const DECLARATIONS: { readonly [K in Kind]: Declaration<any, any> } = {} as Record<Kind, Declaration<any, any>>;
+for (const k of KIND_NAMES) (DECLARATIONS as Record<Kind, Declaration<any, any>>)[k] = KINDS[k].declaration;

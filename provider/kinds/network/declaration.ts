@@ -1,0 +1,78 @@
+// The Network's properties, declared once (properties.ts): DHCP reservations and
+// autostart change in place, the rest of the definition replaces.
+import { deepEqual } from "../../resources/common";
+import type { HostConfig } from "../../ssh/host";
+import type { DhcpHost, NetworkMode } from "../../xml/network";
+import { adoptProperty, Declaration, hostProperty, nameProperty, resourceNameProperty } from "../../resources/properties";
+
+export interface NetworkInputs {
+  host: HostConfig;
+  name: string;
+  resourceName?: string;
+  mode: NetworkMode;
+  bridge?: string;
+  /** Gateway addresses with prefix, e.g. "192.168.171.1/24". */
+  addresses?: string[];
+  dhcp?: { start: string; end: string; hosts?: DhcpHost[] };
+  domain?: string;
+  autostart?: boolean;
+  adopt?: boolean;
+}
+
+export interface NetworkOutputs extends NetworkInputs {
+  kvmKind: "Network";
+  uuid: string;
+  bridge: string;
+  active: boolean;
+}
+
+export const dhcpRange = (n: NetworkInputs) => n.dhcp && { start: n.dhcp.start, end: n.dhcp.end };
+/** Reservations as a set: libvirt keeps them in the order they were added, the program in its own. */
+const reservations = (n: NetworkInputs) => [...(n.dhcp?.hosts ?? [])].sort((a, b) => a.mac.localeCompare(b.mac));
+
+export const networkDeclaration: Declaration<NetworkInputs, NetworkOutputs> = {
+  kind: "Network",
+  doc: "A libvirt virtual network; Domains join it with `networkInterfaces: [{ network: net.name }]`",
+  namedBy: ["name"],
+  outputs: {
+    uuid: { type: "string", doc: "the network's UUID, its identity" },
+    active: { type: "boolean", doc: "whether it runs" },
+  },
+  // a network found stopped (refresh) is started again by the update
+  drifted: (o) => o.active === false,
+  properties: {
+    host: hostProperty(),
+    name: nameProperty("the network's name on the host"),
+    resourceName: resourceNameProperty(),
+    mode: {
+      type: '"nat" | "isolated" | "route" | "bridge"',
+      doc: '`"nat"` (to the host\'s uplink), `"isolated"` (no forwarding), `"route"`, or `"bridge"` (an existing host bridge)',
+      required: true,
+      change: "replace",
+    },
+    bridge: {
+      type: "string",
+      doc: 'the bridge device; required in bridge mode (the host\'s bridge, e.g. `"br0"`)',
+      defaultDoc: "libvirt picks `virbrN`",
+      // the bridge libvirt named is recorded as an output: only a name the program asks for counts
+      onlyWhenGiven: true,
+      filled: true,
+      change: "replace",
+    },
+    addresses: {
+      type: "string[]",
+      doc: 'gateway addresses with prefix, `["192.168.171.1/24"]` (IPv6 too); required for nat and route, not given in bridge mode',
+      change: "replace",
+    },
+    dhcp: {
+      type: "Dhcp",
+      doc: "a DHCP range inside the first IPv4 subnet, and reservations (`hosts`), which change live and in the definition",
+      change: "live",
+      same: (o, n) => deepEqual(dhcpRange(o), dhcpRange(n)) && deepEqual(reservations(o), reservations(n)),
+      replaceWhen: { doc: "another range (`start`, `end`) or none", test: (o, n) => !deepEqual(dhcpRange(o), dhcpRange(n)) },
+    },
+    domain: { type: "string", doc: "DNS domain served to guests", change: "replace" },
+    autostart: { type: "boolean", doc: "started with the host", default: true, change: "live" },
+    adopt: adoptProperty("a network of that name made outside Pulumi"),
+  },
+};

@@ -1,0 +1,13 @@
+import type { KindModule } from "../../resources/kind";
+import { activity, theRecorded } from "../../resources/stack-record";
+import { networkDeclaration, NetworkInputs, NetworkOutputs } from "./declaration";
+import { networkProvider } from "./lifecycle";
+
+export const networkKind: KindModule<NetworkInputs, NetworkOutputs> = {
+  declaration: networkDeclaration,
+  provider: networkProvider,
+  record: {
+    read: (o) => ({ running: o.active, uuid: o.uuid }),
+    onHost: async (lv, r) => activity(await lv.networkIsActive(await theRecorded(r, lv.lookupNetwork(r.name)))),
+  },
+};

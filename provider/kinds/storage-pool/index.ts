@@ -1,0 +1,13 @@
+import type { KindModule } from "../../resources/kind";
+import { activity, theRecorded } from "../../resources/stack-record";
+import { storagePoolDeclaration, StoragePoolInputs, StoragePoolOutputs } from "./declaration";
+import { storagePoolProvider } from "./lifecycle";
+
+export const storagePoolKind: KindModule<StoragePoolInputs, StoragePoolOutputs> = {
+  declaration: storagePoolDeclaration,
+  provider: storagePoolProvider,
+  record: {
+    read: (o) => ({ pool: o.name, running: o.state === "running", uuid: o.uuid }),
+    onHost: async (lv, r) => activity(await lv.poolIsActive(await theRecorded(r, lv.lookupPool(r.name)))),
+  },
+};

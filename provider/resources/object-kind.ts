@@ -1,0 +1,34 @@
+// What each kind of host object tells the code that handles objects of every kind (the
+// journal, rollback, the error classifier, collisions): which libvirt codes mean it is
+// gone, how a user removes it by hand, and, for one a create journals, how it is found
+// again, proven to be the one made, and removed.
+import type { Libvirt } from "../libvirt/api";
+import type { LibvirtCode } from "../libvirt/errors";
+
+export interface ObjectFacts {
+  /** The codes meaning it (or what holds it) no longer exists. */
+  gone: readonly LibvirtCode[];
+  /** How a user removes it by hand; `place` is its pool (a volume's) or its domain (a snapshot's). */
+  removal(name: string, place?: string): string;
+}
+
+/** An object as the journal recorded it before it was made. */
+export interface MadeObject {
+  name: string;
+  pool?: string;
+  /** What proves it the one made (a volume's identity; a domain's, pool's, network's or filter's UUID). */
+  id?: string;
+}
+
+export interface JournalledObject<R> extends ObjectFacts {
+  /** Found under its name and proven the one made, or not; undefined when nothing proves it either way. */
+  find(lv: Libvirt, made: MadeObject): Promise<{ ref: R; mine: boolean } | undefined>;
+  /** Removed as its resource's delete removes it. */
+  remove(lv: Libvirt, ref: R, host: string): Promise<void>;
+}
+
+/** Proven by the UUID the journal recorded: the way a pool, network or filter is. */
+export async function byUuid<R extends { uuid: Buffer }>(made: MadeObject, lookup: Promise<R>): Promise<{ ref: R; mine: boolean } | undefined> {
+  const ref = await lookup;
+  return made.id ? { ref, mine: ref.uuid.toString("hex") === made.id } : undefined;
+}
