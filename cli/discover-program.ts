@@ -4,7 +4,8 @@
 // on the host. A domain depends on the volumes and networks its devices name (a disk on an
 // adopted volume is that kvm.Volume), a volume on its pool and its base, so destroy removes
 // them in an order libvirt accepts.
-import { Kind } from "../provider/kinds";
+import { DISCOVERY_ORDER, Kind, KINDS } from "../provider/kinds";
+import type { Discovery, ObjectName } from "../provider/resources/kind";
 import { HostConfig } from "../provider/ssh/host";
 
 /** One object to adopt: its kind, the program's name for it and the inputs its import read. */
@@ -18,34 +19,15 @@ export interface DiscoveredObject {
 const HOST_FIELDS = ["address", "port", "user", "privateKeyPath", "knownHostsPath", "socketPath"] as const;
 
 /** The key that finds an object by what another object's inputs call it. */
-const refKey = (kind: Kind, name: unknown, pool?: unknown) => `${kind}\0${String(name)}\0${String(pool ?? "default")}`;
+const refKey = (o: ObjectName) => `${o.kind}\0${String(o.name)}\0${String(o.place ?? "default")}`;
 
-/** The key others' inputs find `o` by: its kind, name and (a volume's) pool. */
-function ownKey(o: DiscoveredObject): string {
-  const i = o.inputs as { name: string; pool?: string };
-  return refKey(o.kind, i.name, o.kind === "Volume" ? i.pool : undefined);
-}
+const discoveryOf = (o: DiscoveredObject): Discovery<Record<string, unknown>> => KINDS[o.kind].discovery as Discovery<never>;
 
-/** What an object's inputs name of other objects: a domain its disks and networks, a volume its pool and base. */
-function references(o: DiscoveredObject): string[] {
-  const i = o.inputs as {
-    pool?: string;
-    baseImage?: string;
-    disks?: { volume?: string; pool?: string }[];
-    networkInterfaces?: { network?: string }[];
-  };
-  switch (o.kind) {
-    case "Volume":
-      return [refKey("StoragePool", i.pool ?? "default"), ...(i.baseImage ? [refKey("Volume", i.baseImage, i.pool)] : [])];
-    case "Domain":
-      return [
-        ...(i.disks ?? []).filter((d) => d.volume).map((d) => refKey("Volume", d.volume, d.pool)),
-        ...(i.networkInterfaces ?? []).filter((n) => n.network).map((n) => refKey("Network", n.network)),
-      ];
-    default:
-      return [];
-  }
-}
+/** The key others' inputs find `o` by: its kind, name and place (a volume's pool). */
+const ownKey = (o: DiscoveredObject) => refKey({ kind: o.kind, name: o.inputs.name, place: discoveryOf(o).placeOf?.(o.inputs) });
+
+/** What an object's inputs name of other objects (a domain its disks and networks, a volume its pool and base). */
+const references = (o: DiscoveredObject) => (discoveryOf(o).references?.(o.inputs) ?? []).map(refKey);
 
 /** Words a `const` cannot be named. */
 const RESERVED = new Set(
@@ -80,24 +62,9 @@ const literalMembers = (value: Record<string, unknown>) =>
     .slice(1, -1)
     .replace(/"\\u0000([A-Za-z0-9_$]+)\\u0000"/g, "$1");
 
-/**
- * A domain's disks on volumes of the program as those kvm.Volumes themselves: the SDK brings a
- * Volume's recorded base and identity (an overlay given by name alone is refused, its base never
- * read from the file).
- */
-function withVolumes(o: DiscoveredObject, inputs: Record<string, unknown>, byRef: Map<string, string>): Record<string, unknown> {
-  if (o.kind !== "Domain" || !Array.isArray(inputs.disks)) return inputs;
-  const disks = (inputs.disks as { volume?: string; pool?: string }[]).map((d) => {
-    const id = d.volume === undefined ? undefined : byRef.get(refKey("Volume", d.volume, d.pool));
-    return id ? { ...d, volume: variable(id) } : d;
-  });
-  return { ...inputs, disks };
-}
-
 /** `objects` in an order where each comes after what it names: pools and networks, then volumes (a base before its overlays), then domains. */
 function dependencyOrder(objects: DiscoveredObject[]): DiscoveredObject[] {
-  const order: Kind[] = ["StoragePool", "Network", "Volume", "Domain"];
-  const pending = [...objects].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
+  const pending = [...objects].sort((a, b) => DISCOVERY_ORDER.indexOf(a.kind) - DISCOVERY_ORDER.indexOf(b.kind));
   const present = new Set(pending.map(ownKey));
   const done = new Set<string>();
   const out: DiscoveredObject[] = [];
@@ -109,6 +76,16 @@ function dependencyOrder(objects: DiscoveredObject[]): DiscoveredObject[] {
     done.add(ownKey(o));
   }
   return out;
+}
+
+/** Its inputs as the program writes them: what it names of the program's objects as their variables. */
+function inProgram(o: DiscoveredObject, inputs: Record<string, unknown>, byRef: Map<string, string>): Record<string, unknown> {
+  const write = discoveryOf(o).inProgram;
+  if (!write) return inputs;
+  return write(inputs, (named) => {
+    const id = byRef.get(refKey(named));
+    return id === undefined ? undefined : variable(id);
+  });
 }
 
 /** index.ts adopting `objects` on `host`, each after what it names. */
@@ -138,7 +115,7 @@ export function typescriptProgram(host: HostConfig, objects: DiscoveredObject[],
     ];
     const options = deps.length ? `, { dependsOn: [${deps.join(", ")}] }` : "";
     lines.push(
-      `export const ${ids[n]} = new kvm.${o.kind}(${JSON.stringify(o.name)}, {\n  host,\n  adopt: true,${literalMembers(withVolumes(o, inputs, byRef))}}${options});`,
+      `export const ${ids[n]} = new kvm.${o.kind}(${JSON.stringify(o.name)}, {\n  host,\n  adopt: true,${literalMembers(inProgram(o, inputs, byRef))}}${options});`,
     );
   });
   return lines.join("\n") + "\n";

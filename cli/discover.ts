@@ -5,17 +5,11 @@
 // typescript, the same objects become a program of the package's classes (discover-program.ts).
 import * as fs from "fs";
 import { parseArgs } from "util";
-import { Kind } from "../provider/kinds";
+import { DISCOVERY_ORDER, Kind, KINDS } from "../provider/kinds";
 import { HostPool, hostPool } from "../provider/pool/host-pool";
 import { hostLabel } from "../provider/resources/common";
 import { Libvirt } from "../provider/libvirt/api";
-import { domainProvider } from "../provider/kinds/domain/lifecycle";
-import { networkProvider } from "../provider/kinds/network/lifecycle";
-import { storagePoolProvider } from "../provider/kinds/storage-pool/lifecycle";
-import { volumeProvider } from "../provider/kinds/volume/lifecycle";
 import { HostConfig } from "../provider/ssh/host";
-import { parsePoolXml } from "../provider/xml/pool";
-import { uuidText } from "../provider/uuid";
 import { DiscoveredObject, typescriptProgram } from "./discover-program";
 import { parseHostSpec } from "./health-args";
 import { exportStack, recordedResources } from "./stack";
@@ -91,18 +85,10 @@ function nameMatch(source: string | undefined): RegExp | undefined {
   }
 }
 
-const KINDS_ON_HOST = { StoragePool: storagePoolProvider, Network: networkProvider, Volume: volumeProvider, Domain: domainProvider } as const;
-
-/** The IDs of every object on the host, by kind, as a create would record them. */
-async function objectIds(lv: Libvirt): Promise<{ kind: keyof typeof KINDS_ON_HOST; id: string; name: string; label: string }[]> {
-  const out: { kind: keyof typeof KINDS_ON_HOST; id: string; name: string; label: string }[] = [];
-  for (const pool of await lv.listPools()) {
-    out.push({ kind: "StoragePool", id: uuidText(pool.uuid), name: pool.name, label: `storage pool ${pool.name}` });
-    if (parsePoolXml(await lv.poolXml(pool)).type !== "dir" || !(await lv.poolIsActive(pool))) continue;
-    for (const vol of await lv.listVolumes(pool)) out.push({ kind: "Volume", id: vol.key, name: vol.name, label: `volume ${pool.name}/${vol.name}` });
-  }
-  for (const net of await lv.listNetworks()) out.push({ kind: "Network", id: uuidText(net.uuid), name: net.name, label: `network ${net.name}` });
-  for (const dom of await lv.listDomains()) out.push({ kind: "Domain", id: uuidText(dom.uuid), name: dom.name, label: `domain ${dom.name}` });
+/** The IDs of every object on the host of each kind discover knows, as a create would record them. */
+async function objectIds(lv: Libvirt): Promise<{ kind: Kind; id: string; name: string; label: string }[]> {
+  const out: { kind: Kind; id: string; name: string; label: string }[] = [];
+  for (const kind of DISCOVERY_ORDER) for (const o of (await KINDS[kind].discovery?.list(lv)) ?? []) out.push({ kind, ...o });
   return out;
 }
 
@@ -122,7 +108,7 @@ export function uniqueNames(objects: { kind: Kind; name: string }[]): string[] {
 async function managedIds(stack: string, cwd: string): Promise<Set<string>> {
   const state = await exportStack(stack, cwd);
   const ids = new Set<string>();
-  for (const r of state?.deployment?.resources ?? []) if (r.id) ids.add(String(r.id));
+  for (const r of state.deployment?.resources ?? []) if (r.id) ids.add(String(r.id));
   for (const r of recordedResources(state)) if (r.uuid) ids.add(r.uuid);
   return ids;
 }
@@ -141,7 +127,7 @@ export async function discover(
     if (skip.has(o.id) || (match && !match.test(o.name))) continue;
     try {
       // read as the import will: what cannot be imported is said now
-      const { inputs } = await KINDS_ON_HOST[o.kind].importObject!(o.id, host);
+      const { inputs } = await KINDS[o.kind].provider.importObject!(o.id, host);
       const stated = inputs as unknown as Record<string, unknown>;
       found.push({ kind: o.kind, name: String(stated.name), id: o.id, inputs: stated });
     } catch (err) {

@@ -11,6 +11,7 @@ import { NotTheStacks, StackRecord } from "../provider/resources/stack-record";
 import { HostConfig, hostIdentity, resolveHost } from "../provider/ssh/host";
 import { GONE_CODES } from "../provider/kinds/objects";
 import { isKind, Kind, KINDS } from "../provider/kinds";
+import type { KindModule } from "../provider/resources/kind";
 import type { LoginOverrides } from "./health-args";
 import { reveal } from "../provider/pulumi-secrets";
 
@@ -32,10 +33,15 @@ export interface StackTargets {
   resources(pool: HostPool, health: HostHealth[], timeoutMs: number): Promise<ResourceReport[]>;
 }
 
-export async function exportStack(stack: string, cwd: string): Promise<any> {
+/** What of `pulumi stack export`'s JSON this reads: each resource's URN, ID and outputs. */
+export interface StackState {
+  deployment?: { resources?: { urn: string; id?: string; outputs?: Record<string, unknown> }[] };
+}
+
+export async function exportStack(stack: string, cwd: string): Promise<StackState> {
   try {
     const { stdout } = await run("pulumi", ["stack", "export", "--show-secrets", "--stack", stack, "--cwd", cwd], { maxBuffer: 256 * 1024 * 1024 });
-    return JSON.parse(stdout);
+    return JSON.parse(stdout) as StackState;
   } catch (err) {
     throw new Error(
       `cannot read stack "${stack}" in ${cwd} with "pulumi stack export": ${(err as { stderr?: string }).stderr?.trim() || (err as Error).message}. Is the pulumi CLI on PATH, are you logged in to the stack's backend, and is PULUMI_CONFIG_PASSPHRASE set if the stack uses one?`,
@@ -44,15 +50,13 @@ export async function exportStack(stack: string, cwd: string): Promise<any> {
   }
 }
 
-export function recordedResources(state: any): StackResource[] {
-  const resources: any[] = state?.deployment?.resources ?? [];
-  return resources
-    .filter((r) => r.outputs && isKind(reveal(r.outputs.kvmKind).value))
-    .map((r) => {
-      const o = reveal(r.outputs).value as any;
-      const kind = o.kvmKind as Kind;
-      return { urn: r.urn, kind, name: o.name, host: o.host, ...KINDS[kind].record.read(o) };
-    });
+export function recordedResources(state: StackState): StackResource[] {
+  return (state.deployment?.resources ?? []).flatMap((r) => {
+    const o = reveal(r.outputs).value as { kvmKind?: unknown; name: string; host: HostConfig } | undefined;
+    if (!o || !isKind(o.kvmKind)) return [];
+    const { record } = KINDS[o.kvmKind] as KindModule;
+    return [{ urn: r.urn, kind: o.kvmKind, name: o.name, host: o.host, ...record.read(o) }];
+  });
 }
 
 function hostKey(h: HostConfig): string {

@@ -12,9 +12,13 @@ import type {
   Host,
   HostArgs,
   InterfaceState,
+  Tpm,
+  TpmArgs,
   VolumeIdentity,
   WaitForIp,
   WaitForIpArgs,
+  XmlPatch,
+  XmlPatchArgs,
 } from "./types";
 import type { Volume } from "./volume";
 import { providerShim } from "./shim";
@@ -150,15 +154,45 @@ export interface DomainArgs {
    */
   restartPolicy?: pulumi.Input<"allowed" | "never">;
   /**
-   * `"uefi"`: libvirt picks OVMF **without secure boot** (on `q35` too, where libvirt would otherwise
-   * pick the firmware with Microsoft's keys enrolled, which refuses unsigned bootloaders) and creates
-   * the VM's NVRAM at its first start. The NVRAM (EFI variables, boot entries) is kept across updates
-   * and removed with the domain. Needs OVMF on the host (Debian: `ovmf`). Default: `"bios"`. A change
-   * replaces the resource.
+   * `"uefi"`: libvirt picks OVMF **without secure boot** unless `secureBoot` is set (on `q35` too, where
+   * libvirt would otherwise pick the firmware with Microsoft's keys enrolled, which refuses unsigned
+   * bootloaders) and creates the VM's NVRAM at its first start. The NVRAM (EFI variables, boot entries)
+   * is kept across updates and removed with the domain. Needs OVMF on the host (Debian: `ovmf`).
+   * Default: `"bios"`. A change replaces the resource.
    */
   firmware?: pulumi.Input<"bios" | "uefi">;
-  /** The machine type, e.g. `"q35"`. Default: libvirt's. A change replaces the resource. */
+  /**
+   * `true` (with `firmware: "uefi"`): OVMF with Secure Boot and the distribution's keys enrolled
+   * (Microsoft's, so shim-signed distributions such as Debian and Ubuntu boot and unsigned bootloaders
+   * do not), picked by libvirt; SMM is turned on. It needs a `q35` machine, the default when
+   * `secureBoot` is set. The NVRAM is kept and removed as for UEFI. `check` says when the host's
+   * firmware offers no Secure Boot. Default: `false`. A change replaces the resource.
+   */
+  secureBoot?: pulumi.Input<boolean>;
+  /**
+   * The machine type, e.g. `"q35"`. Default: libvirt's; `"q35"` with `secureBoot`. A change replaces the
+   * resource.
+   */
   machine?: pulumi.Input<string>;
+  /**
+   * `{ version?: "2.0" | "1.2", model?: "tpm-crb" | "tpm-tis" }`: an emulated TPM (defaults: 2.0 on
+   * `tpm-crb`; 1.2 on `tpm-tis`), run by swtpm on the host. Its state (keys, measurements) is kept
+   * across restarts and updates and removed with the domain. `check` says when the host has no swtpm
+   * (Debian: `apt install swtpm`). Default: none. A change redefines the domain and restarts it once.
+   */
+  tpm?: pulumi.Input<TpmArgs>;
+  /**
+   * `[{ xpath, add?, set?, remove? }]`: changes to the domain XML pulumi-kvm builds, applied in order at
+   * create and at every redefinition, for what the Domain has no input for (a watchdog, a USB
+   * controller, a host device). Each patch has one of `add` (an XML fragment appended as the last child
+   * of each selected element), `set` (the value of each selected attribute, or the text of each selected
+   * element) or `remove: true`. A patch that selects nothing, or changes what pulumi-kvm manages (the
+   * name, UUID, its ownership marker, disks, the seed, NICs), fails the preview naming it; XML libvirt
+   * refuses fails with libvirt's words. Example: `{ xpath: "/domain/devices", add: "<watchdog
+   * model='i6300esb' action='reset'/>" }`. Default: `[]`. A change redefines the domain and restarts it
+   * once.
+   */
+  xmlPatches?: pulumi.Input<pulumi.Input<XmlPatchArgs>[]>;
   /** E.g. `"host-passthrough"`. Default: libvirt's. A change redefines the domain and restarts it once. */
   cpuMode?: pulumi.Input<string>;
   /**
@@ -281,14 +315,40 @@ export class Domain extends pulumi.dynamic.Resource {
    */
   public readonly restartPolicy!: pulumi.Output<"allowed" | "never">;
   /**
-   * `"uefi"`: libvirt picks OVMF **without secure boot** (on `q35` too, where libvirt would otherwise
-   * pick the firmware with Microsoft's keys enrolled, which refuses unsigned bootloaders) and creates
-   * the VM's NVRAM at its first start. The NVRAM (EFI variables, boot entries) is kept across updates
-   * and removed with the domain. Needs OVMF on the host (Debian: `ovmf`).
+   * `"uefi"`: libvirt picks OVMF **without secure boot** unless `secureBoot` is set (on `q35` too, where
+   * libvirt would otherwise pick the firmware with Microsoft's keys enrolled, which refuses unsigned
+   * bootloaders) and creates the VM's NVRAM at its first start. The NVRAM (EFI variables, boot entries)
+   * is kept across updates and removed with the domain. Needs OVMF on the host (Debian: `ovmf`).
    */
   public readonly firmware!: pulumi.Output<"bios" | "uefi">;
+  /**
+   * `true` (with `firmware: "uefi"`): OVMF with Secure Boot and the distribution's keys enrolled
+   * (Microsoft's, so shim-signed distributions such as Debian and Ubuntu boot and unsigned bootloaders
+   * do not), picked by libvirt; SMM is turned on. It needs a `q35` machine, the default when
+   * `secureBoot` is set. The NVRAM is kept and removed as for UEFI. `check` says when the host's
+   * firmware offers no Secure Boot.
+   */
+  public readonly secureBoot!: pulumi.Output<boolean>;
   /** The machine type, e.g. `"q35"`. */
   public readonly machine!: pulumi.Output<string | undefined>;
+  /**
+   * `{ version?: "2.0" | "1.2", model?: "tpm-crb" | "tpm-tis" }`: an emulated TPM (defaults: 2.0 on
+   * `tpm-crb`; 1.2 on `tpm-tis`), run by swtpm on the host. Its state (keys, measurements) is kept
+   * across restarts and updates and removed with the domain. `check` says when the host has no swtpm
+   * (Debian: `apt install swtpm`).
+   */
+  public readonly tpm!: pulumi.Output<Tpm | undefined>;
+  /**
+   * `[{ xpath, add?, set?, remove? }]`: changes to the domain XML pulumi-kvm builds, applied in order at
+   * create and at every redefinition, for what the Domain has no input for (a watchdog, a USB
+   * controller, a host device). Each patch has one of `add` (an XML fragment appended as the last child
+   * of each selected element), `set` (the value of each selected attribute, or the text of each selected
+   * element) or `remove: true`. A patch that selects nothing, or changes what pulumi-kvm manages (the
+   * name, UUID, its ownership marker, disks, the seed, NICs), fails the preview naming it; XML libvirt
+   * refuses fails with libvirt's words. Example: `{ xpath: "/domain/devices", add: "<watchdog
+   * model='i6300esb' action='reset'/>" }`.
+   */
+  public readonly xmlPatches!: pulumi.Output<XmlPatch[]>;
   /** E.g. `"host-passthrough"`. */
   public readonly cpuMode!: pulumi.Output<string | undefined>;
   /**
@@ -404,7 +464,10 @@ export class Domain extends pulumi.dynamic.Resource {
           "maxMemory",
           "restartPolicy",
           "firmware",
+          "secureBoot",
           "machine",
+          "tpm",
+          "xmlPatches",
           "cpuMode",
           "disks",
           "networkInterfaces",

@@ -229,6 +229,58 @@ export interface CloudInit {
   hostname?: string;
 }
 
+/**
+ * An emulated TPM, run by swtpm on the host; its state is kept across restarts and updates and removed
+ * with the domain. As a program writes it.
+ */
+export interface TpmArgs {
+  /** "2.0" (default; Windows 11 and measured boot need it) or "1.2". */
+  version?: pulumi.Input<"2.0" | "1.2">;
+  /** "tpm-crb" (default for 2.0) or "tpm-tis" (the only one for 1.2). */
+  model?: pulumi.Input<"tpm-crb" | "tpm-tis">;
+}
+
+/**
+ * An emulated TPM, run by swtpm on the host; its state is kept across restarts and updates and removed
+ * with the domain. As outputs hold it.
+ */
+export interface Tpm {
+  /** "2.0" (default; Windows 11 and measured boot need it) or "1.2". */
+  version?: "2.0" | "1.2";
+  /** "tpm-crb" (default for 2.0) or "tpm-tis" (the only one for 1.2). */
+  model?: "tpm-crb" | "tpm-tis";
+}
+
+/**
+ * A change to the domain XML pulumi-kvm builds: one of add, set or remove at the nodes xpath selects.
+ * As a program writes it.
+ */
+export interface XmlPatchArgs {
+  /** An XPath selecting elements or attributes, e.g. "/domain/devices". */
+  xpath: pulumi.Input<string>;
+  /** An XML fragment appended as the last child of each selected element. */
+  add?: pulumi.Input<string>;
+  /** The new value of each selected attribute, or the new text of each selected element. */
+  set?: pulumi.Input<string>;
+  /** True: the selected nodes are removed. */
+  remove?: pulumi.Input<boolean>;
+}
+
+/**
+ * A change to the domain XML pulumi-kvm builds: one of add, set or remove at the nodes xpath selects.
+ * As outputs hold it.
+ */
+export interface XmlPatch {
+  /** An XPath selecting elements or attributes, e.g. "/domain/devices". */
+  xpath: string;
+  /** An XML fragment appended as the last child of each selected element. */
+  add?: string;
+  /** The new value of each selected attribute, or the new text of each selected element. */
+  set?: string;
+  /** True: the selected nodes are removed. */
+  remove?: boolean;
+}
+
 /** How create waits for an address of the VM's boot. As a program writes it. */
 export interface WaitForIpArgs {
   /** E.g. "5m" (default). */

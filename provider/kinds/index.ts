@@ -32,3 +32,14 @@ export function isKind(v: unknown): v is Kind {
 /** Every kind's declaration, by kind. */
 export const DECLARATIONS: { readonly [K in Kind]: Declaration<any, any> } = {} as Record<Kind, Declaration<any, any>>;
 for (const k of KIND_NAMES) (DECLARATIONS as Record<Kind, Declaration<any, any>>)[k] = KINDS[k].declaration;
+
+/** How many kinds deep what a kind's inputs name goes: pools and networks 0, volumes 1, domains 2. */
+function depth(kind: Kind, seen: readonly Kind[] = []): number {
+  const named = ((KINDS[kind] as KindModule).discovery?.names ?? []).filter((k): k is Kind => isKind(k) && k !== kind && !seen.includes(k));
+  return named.length ? 1 + Math.max(...named.map((k) => depth(k, [...seen, kind]))) : 0;
+}
+
+/** The kinds `pulumi-kvm discover` finds on a host, in the order a program makes them: each after what it names. */
+export const DISCOVERY_ORDER: readonly Kind[] = KIND_NAMES.filter((k) => (KINDS[k] as KindModule).discovery).sort(
+  (a, b) => depth(a) - depth(b) || KIND_NAMES.indexOf(a) - KIND_NAMES.indexOf(b),
+);

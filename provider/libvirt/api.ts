@@ -85,7 +85,7 @@ export const StartFlags = { PAUSED: 1 } as const;
 /** virDomainInterfaceAddressesSource */
 export const AddressSource = { LEASE: 0, AGENT: 1, ARP: 2 } as const;
 /** virDomainUndefineFlagsValues */
-export const UndefineFlags = { MANAGED_SAVE: 1, SNAPSHOTS_METADATA: 2, NVRAM: 4, CHECKPOINTS_METADATA: 16 } as const;
+export const UndefineFlags = { MANAGED_SAVE: 1, SNAPSHOTS_METADATA: 2, NVRAM: 4, CHECKPOINTS_METADATA: 16, TPM: 32 } as const;
 /** virDomainXMLFlags */
 export const DomainXmlFlags = { SECURE: 1, INACTIVE: 2 } as const;
 

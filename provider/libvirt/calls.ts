@@ -5,10 +5,10 @@
 // the tracing decorator (tracing.ts) are all derived from this table: a new call is a
 // new row. A row is a `read` or a `write`: after a broken link the pool repeats a read on
 // a fresh connection, but never a write that may have reached the host.
-import { nonnullString } from "../rpc/types";
+import { nonnullString, remoteString } from "../rpc/types";
 import { fixedArray, int, uhyper, struct } from "../rpc/codec";
 import { procedure } from "../rpc/procedure";
-import { noArgs, none, read } from "./call-rows";
+import { flags, noArgs, none, read } from "./call-rows";
 import { domainCalls } from "./calls-domain";
 import { networkCalls } from "./calls-network";
 import { snapshotCalls } from "./calls-snapshot";
@@ -50,6 +50,18 @@ export const calls = {
       mhz: r.mhz,
     }),
     { ids: () => ({}), result: (n) => ({ cpus: n.cpus, memoryKiB: n.memoryKiB }) },
+  ),
+  /** What the hypervisor offers a domain of this virt type and machine (firmware, TPM backends, devices), as XML. */
+  domainCapabilities: read(
+    procedure(
+      342,
+      "virConnectGetDomainCapabilities",
+      struct({ emulatorbin: remoteString, arch: remoteString, machine: remoteString, virttype: remoteString, flags }),
+      struct({ capabilities: nonnullString }),
+    ),
+    (virttype: string, machine?: string) => ({ emulatorbin: null, arch: "x86_64", machine: machine ?? null, virttype, flags: 0 }),
+    (r) => r.capabilities,
+    { ids: (virttype, machine) => ({ virttype, machine: machine ?? "default" }), xml: (_a, x) => x },
   ),
   ...storageCalls,
   ...domainCalls,

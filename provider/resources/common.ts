@@ -168,11 +168,12 @@ export function sameHost(a: HostConfig | undefined, b: HostConfig | undefined): 
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map((x) => canonical(x) ?? null);
   if (v && typeof v === "object") {
+    const members = v as Record<string, unknown>;
     return Object.fromEntries(
-      Object.keys(v)
+      Object.keys(members)
         .sort()
-        .filter((k) => (v as any)[k] !== undefined)
-        .map((k) => [k, canonical((v as any)[k])]),
+        .filter((k) => members[k] !== undefined)
+        .map((k) => [k, canonical(members[k])]),
     );
   }
   return v;

@@ -12,6 +12,28 @@ export interface KindModule<I = any, O = any> {
   provider: ResourceProvider<I, O>;
   /** How `pulumi-kvm health --stack` reads a record of it. */
   record: RecordReading<O>;
+  /** How `pulumi-kvm discover` finds its objects on a host; none for kinds discover leaves to the user. */
+  discovery?: Discovery<I>;
+}
+
+/** An object as others' inputs name it: its kind, its name and, for a volume, its pool. */
+export interface ObjectName {
+  kind: string;
+  name: unknown;
+  place?: unknown;
+}
+
+export interface Discovery<I> {
+  /** Every object of the kind on the host, with the ID `pulumi import` takes. */
+  list(lv: Libvirt): Promise<{ id: string; name: string; label: string }[]>;
+  /** The kinds its inputs can name: a program makes those first. */
+  names?: readonly string[];
+  /** Where others' inputs find it beside its name (a volume's pool). */
+  placeOf?(inputs: I): unknown;
+  /** The objects its inputs name. */
+  references?(inputs: I): ObjectName[];
+  /** Its inputs as a program writes them: what it names of the program's own objects as those objects (`variable`; undefined when left out). */
+  inProgram?(inputs: I, variable: (o: ObjectName) => string | undefined): I;
 }
 
 export interface RecordReading<O> {

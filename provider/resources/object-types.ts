@@ -10,6 +10,7 @@ import { urlHasSecrets } from "../image/url-secrets";
 import type { CloudInit } from "../iso/seed";
 import type { DhcpHost } from "../xml/network";
 import type { FilterRule } from "../xml/network-filter";
+import type { XmlPatch } from "../xml/domain-patches";
 import type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "../kinds/domain/inputs";
 import type { NetworkInputs } from "../kinds/network/inputs";
 
@@ -146,6 +147,24 @@ const networkInterface: ObjectType<InterfaceInput> = {
   },
 };
 
+const tpm: ObjectType<Defined<DomainInputs["tpm"]>> = {
+  doc: "An emulated TPM, run by swtpm on the host; its state is kept across restarts and updates and removed with the domain",
+  fields: {
+    version: { type: '"2.0" | "1.2"', doc: '"2.0" (default; Windows 11 and measured boot need it) or "1.2"' },
+    model: { type: '"tpm-crb" | "tpm-tis"', doc: '"tpm-crb" (default for 2.0) or "tpm-tis" (the only one for 1.2)' },
+  },
+};
+
+const xmlPatch: ObjectType<XmlPatch> = {
+  doc: "A change to the domain XML pulumi-kvm builds: one of add, set or remove at the nodes xpath selects",
+  fields: {
+    xpath: { type: "string", doc: 'an XPath selecting elements or attributes, e.g. "/domain/devices"', required: true },
+    add: { type: "string", doc: "an XML fragment appended as the last child of each selected element" },
+    set: { type: "string", doc: "the new value of each selected attribute, or the new text of each selected element" },
+    remove: { type: "boolean", doc: "true: the selected nodes are removed" },
+  },
+};
+
 const cloudInit: ObjectType<CloudInit> = {
   doc: "A NoCloud seed; stored as a secret whenever any part is given",
   fields: {
@@ -231,6 +250,8 @@ export const OBJECT_TYPES: Record<string, ObjectType<any>> = {
   DirectInterface: directInterface,
   NetworkInterface: networkInterface,
   CloudInit: cloudInit,
+  Tpm: tpm,
+  XmlPatch: xmlPatch,
   WaitForIp: waitForIp,
   InterfaceState: interfaceState,
   Dhcp: dhcp,

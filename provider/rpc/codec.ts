@@ -83,12 +83,12 @@ export function struct<F extends Fields>(fields: F): Codec<StructOf<F>> {
   const entries = Object.entries(fields);
   return {
     encode: (w, v) => {
-      for (const [k, c] of entries) c.encode(w, (v as any)[k]);
+      for (const [k, c] of entries) c.encode(w, (v as Record<string, unknown>)[k]);
     },
     decode: (r) => {
-      const out: any = {};
+      const out: Record<string, unknown> = {};
       for (const [k, c] of entries) out[k] = c.decode(r);
-      return out;
+      return out as StructOf<F>;
     },
   };
 }

@@ -2,6 +2,7 @@
 import { create } from "xmlbuilder2";
 import { XMLBuilder } from "xmlbuilder2/lib/interfaces";
 import { at, children, El, node, parseXml } from "./dom";
+import { applyPatches, XmlPatch } from "./domain-patches";
 
 /** Namespace of the ownership marker in <metadata>. */
 export const OWNER_NS = "https://github.com/pulumi-kvm/pulumi-kvm/xmlns/domain/1";
@@ -46,6 +47,11 @@ export interface InterfaceSpec {
   filter?: string;
 }
 
+export interface TpmSpec {
+  version: "2.0" | "1.2";
+  model: "tpm-crb" | "tpm-tis";
+}
+
 export interface DomainSpec {
   name: string;
   uuid?: string;
@@ -56,8 +62,14 @@ export interface DomainSpec {
   maxVcpu: number;
   maxMemoryMiB: number;
   firmware: "bios" | "uefi";
+  /** UEFI with Secure Boot and the distribution's keys enrolled (needs a q35 machine; libvirt picks the firmware). */
+  secureBoot: boolean;
   machine?: string;
   cpuMode?: string;
+  /** An emulated TPM (swtpm on the host). */
+  tpm?: TpmSpec;
+  /** Applied last, to the XML built from the rest (domain-patches.ts). */
+  xmlPatches?: readonly XmlPatch[];
   disks: DiskSpec[];
   /** The NoCloud seed, attached as a read-only cdrom. */
   seedPath?: string;
@@ -136,9 +148,13 @@ export function domainXml(spec: DomainSpec): string {
   dom.ele("vcpu", spec.maxVcpu > spec.vcpu ? { current: String(spec.vcpu) } : {}).txt(String(spec.maxVcpu));
   const os = dom.ele("os", spec.firmware === "uefi" ? { firmware: "efi" } : {});
   os.ele("type", { arch: "x86_64", ...(spec.machine ? { machine: spec.machine } : {}) }).txt("hvm");
-  // without secure boot, whatever the machine type: libvirt would otherwise pick the
-  // firmware with enrolled keys on q35, which refuses any unsigned bootloader
-  if (spec.firmware === "uefi") os.ele("firmware").ele("feature", { enabled: "no", name: "secure-boot" });
+  // secure boot only when asked: libvirt would otherwise pick the firmware with enrolled
+  // keys on q35, which refuses any unsigned bootloader
+  if (spec.firmware === "uefi") {
+    const firmware = os.ele("firmware");
+    firmware.ele("feature", { enabled: spec.secureBoot ? "yes" : "no", name: "secure-boot" });
+    if (spec.secureBoot) firmware.ele("feature", { enabled: "yes", name: "enrolled-keys" });
+  }
   if (spec.kernel) {
     os.ele("kernel").txt(spec.kernel);
     if (spec.initrd) os.ele("initrd").txt(spec.initrd);
@@ -147,6 +163,8 @@ export function domainXml(spec: DomainSpec): string {
   const features = dom.ele("features");
   features.ele("acpi");
   features.ele("apic");
+  // the firmware's secure variable store is only safe from the guest's OS in SMM
+  if (spec.secureBoot) features.ele("smm", { state: "on" });
   if (spec.cpuMode) dom.ele("cpu", { mode: spec.cpuMode });
   dom.ele("on_poweroff").txt("destroy");
   dom.ele("on_reboot").txt("restart");
@@ -167,9 +185,10 @@ export function domainXml(spec: DomainSpec): string {
     const ch = devices.ele("channel", { type: "unix" });
     ch.ele("target", { type: "virtio", name: "org.qemu.guest_agent.0" });
   }
+  if (spec.tpm) devices.ele("tpm", { model: spec.tpm.model }).ele("backend", { type: "emulator", version: spec.tpm.version });
   if (spec.graphics !== "none") devices.ele("graphics", { type: spec.graphics, autoport: "yes", listen: "127.0.0.1" });
   devices.ele("rng", { model: "virtio" }).ele("backend", { model: "random" }).txt("/dev/urandom");
-  return dom.end({ headless: true });
+  return applyPatches(dom.end({ headless: true }), spec.xmlPatches ?? []);
 }
 
 export interface ParsedDomain {
@@ -187,6 +206,11 @@ export interface ParsedDomain {
   kernel?: string;
   /** UEFI when the OS asks for EFI firmware or names a loader (a pflash one, as virt-install writes). */
   firmware: "bios" | "uefi";
+  /** Secure Boot asked for (the firmware feature) or a secure loader named (as virt-install writes). */
+  secureBoot: boolean;
+  machine?: string;
+  /** An emulated TPM: its model and version (a passthrough one is not read). */
+  tpm?: TpmSpec;
 }
 
 const KIB_PER: Record<string, number> = { KiB: 1, k: 1, MiB: 1024, M: 1024, GiB: 1024 * 1024, G: 1024 * 1024, b: 1 / 1024, bytes: 1 / 1024 };
@@ -195,6 +219,18 @@ function backingOf(disk: El): { path: string; format: string } | undefined {
   const path = at(disk, "backingStore/source@file");
   const format = at(disk, "backingStore/format@type");
   return path && format ? { path, format } : undefined;
+}
+
+function secureBootOf(root: El): boolean {
+  const feature = children(node(root, "os/firmware"), "feature").find((f) => f.getAttribute("name") === "secure-boot");
+  return feature ? feature.getAttribute("enabled") === "yes" : at(root, "os/loader@secure") === "yes";
+}
+
+function tpmOf(devices: El | undefined): TpmSpec | undefined {
+  const tpm = children(devices, "tpm").find((t) => at(t, "backend@type") === "emulator");
+  if (!tpm) return undefined;
+  const version = at(tpm, "backend@version") === "1.2" ? "1.2" : "2.0";
+  return { version, model: tpm.getAttribute("model") === "tpm-crb" ? "tpm-crb" : "tpm-tis" };
 }
 
 export function parseDomainXml(xml: string): ParsedDomain {
@@ -232,5 +268,8 @@ export function parseDomainXml(xml: string): ParsedDomain {
     })),
     kernel: at(root, "os/kernel"),
     firmware: at(root, "os@firmware") === "efi" || at(root, "os/loader@type") === "pflash" ? "uefi" : "bios",
+    secureBoot: secureBootOf(root),
+    machine: at(root, "os/type@machine"),
+    tpm: tpmOf(devices),
   };
 }

@@ -21,6 +21,8 @@ const domains: [string, DomainInputs, DiskSpec[], string?][] = [
   ["an overlay disk with its backing chain and a seed", { ...base, cloudInit: { userData: "#cloud-config\n" } }, [overlay], "/pool/vm-seed.iso"],
   ["UEFI (no secure boot whatever the machine)", { ...base, firmware: "uefi" }, [overlay]],
   ["UEFI on q35 with a machine version", { ...base, firmware: "uefi", machine: "pc-q35-7.2" }, [overlay]],
+  ["Secure Boot with a TPM 2.0 (defaults)", { ...base, firmware: "uefi", secureBoot: true, machine: "q35", tpm: {} }, [overlay]],
+  ["a TPM 1.2 on tpm-tis", { ...base, tpm: { version: "1.2", model: "tpm-tis" } }, [raw]],
   [
     "every option",
     {

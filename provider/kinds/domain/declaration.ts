@@ -60,11 +60,29 @@ export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
     },
     firmware: {
       type: '"bios" | "uefi"',
-      doc: "`\"uefi\"`: libvirt picks OVMF **without secure boot** (on `q35` too, where libvirt would otherwise pick the firmware with Microsoft's keys enrolled, which refuses unsigned bootloaders) and creates the VM's NVRAM at its first start. The NVRAM (EFI variables, boot entries) is kept across updates and removed with the domain. Needs OVMF on the host (Debian: `ovmf`)",
+      doc: "`\"uefi\"`: libvirt picks OVMF **without secure boot** unless `secureBoot` is set (on `q35` too, where libvirt would otherwise pick the firmware with Microsoft's keys enrolled, which refuses unsigned bootloaders) and creates the VM's NVRAM at its first start. The NVRAM (EFI variables, boot entries) is kept across updates and removed with the domain. Needs OVMF on the host (Debian: `ovmf`)",
       default: "bios",
       change: "replace",
     },
-    machine: { type: "string", doc: 'the machine type, e.g. `"q35"`', defaultDoc: "libvirt's", change: "replace" },
+    secureBoot: {
+      type: "boolean",
+      doc: "`true` (with `firmware: \"uefi\"`): OVMF with Secure Boot and the distribution's keys enrolled (Microsoft's, so shim-signed distributions such as Debian and Ubuntu boot and unsigned bootloaders do not), picked by libvirt; SMM is turned on. It needs a `q35` machine, the default when `secureBoot` is set. The NVRAM is kept and removed as for UEFI. `check` says when the host's firmware offers no Secure Boot",
+      default: false,
+      change: "replace",
+    },
+    machine: { type: "string", doc: 'the machine type, e.g. `"q35"`', defaultDoc: 'libvirt\'s; `"q35"` with `secureBoot`', change: "replace" },
+    tpm: {
+      type: "Tpm",
+      doc: '`{ version?: "2.0" | "1.2", model?: "tpm-crb" | "tpm-tis" }`: an emulated TPM (defaults: 2.0 on `tpm-crb`; 1.2 on `tpm-tis`), run by swtpm on the host. Its state (keys, measurements) is kept across restarts and updates and removed with the domain. `check` says when the host has no swtpm (Debian: `apt install swtpm`)',
+      defaultDoc: "none",
+      change: "restart",
+    },
+    xmlPatches: {
+      type: "XmlPatch[]",
+      doc: "`[{ xpath, add?, set?, remove? }]`: changes to the domain XML pulumi-kvm builds, applied in order at create and at every redefinition, for what the Domain has no input for (a watchdog, a USB controller, a host device). Each patch has one of `add` (an XML fragment appended as the last child of each selected element), `set` (the value of each selected attribute, or the text of each selected element) or `remove: true`. A patch that selects nothing, or changes what pulumi-kvm manages (the name, UUID, its ownership marker, disks, the seed, NICs), fails the preview naming it; XML libvirt refuses fails with libvirt's words. Example: `{ xpath: \"/domain/devices\", add: \"<watchdog model='i6300esb' action='reset'/>\" }`",
+      default: [],
+      change: "restart",
+    },
     cpuMode: { type: "string", doc: 'e.g. `"host-passthrough"`', defaultDoc: "libvirt's", change: "restart" },
     disks: {
       type: "Disk[]",

@@ -91,6 +91,8 @@ export async function importDomain(lv: Libvirt, id: string, host: HostConfig): P
     memory: d.memoryMiB,
     maxMemory: d.maxMemoryMiB !== d.memoryMiB ? d.maxMemoryMiB : undefined,
     firmware: d.firmware,
+    secureBoot: d.secureBoot || undefined,
+    tpm: d.tpm,
     disks: await disksOf(lv, d.disks, label, what),
     networkInterfaces: d.interfaces.length
       ? interfacesOf(

@@ -53,6 +53,7 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
   if (!isUnknown(d.firmware) && !["bios", "uefi"].includes(d.firmware!)) bad("firmware", `must be "bios" or "uefi", got ${JSON.stringify(d.firmware)}`);
   if (!isUnknown(d.graphics) && !["none", "vnc", "spice"].includes(d.graphics!)) bad("graphics", `must be "none", "vnc" or "spice"`);
   checkBoolean(failures, "adopt", news.adopt);
+  checkFirmwareOptions(news, d, bad);
   d.disks = checkDisks(news.disks, failures);
   d.networkInterfaces = checkInterfaces(d.networkInterfaces, failures);
   if (news.kernel !== undefined && !isUnknown(news.kernel) && (typeof news.kernel !== "string" || !news.kernel.startsWith("/")))
@@ -74,6 +75,31 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
     }
   }
   return d;
+}
+
+/** A q35 machine type: "q35" or a versioned one ("pc-q35-7.2"). */
+const isQ35 = (machine: string) => machine === "q35" || /^pc-q35-/.test(machine);
+
+/** secureBoot (UEFI on q35, the machine filled in when left out) and the TPM with its defaults. */
+function checkFirmwareOptions(news: DomainInputs, d: DomainInputs, bad: (property: string, reason: string) => void): void {
+  if (news.secureBoot !== undefined && !isUnknown(news.secureBoot) && typeof news.secureBoot !== "boolean") bad("secureBoot", "must be true or false");
+  if (news.secureBoot === true) {
+    if (!isUnknown(d.firmware) && d.firmware !== "uefi")
+      bad("secureBoot", `needs firmware: "uefi" (Secure Boot is a UEFI feature), got firmware ${JSON.stringify(d.firmware ?? "bios")}`);
+    if (d.machine === undefined) d.machine = "q35";
+    else if (!isUnknown(d.machine) && !isQ35(String(d.machine)))
+      bad("machine", `is ${JSON.stringify(d.machine)}, but secureBoot needs a q35 machine (its firmware runs in SMM): leave machine out or say "q35"`);
+  }
+  const t = news.tpm;
+  if (t === undefined || isUnknown(t)) return;
+  if (typeof t !== "object" || t === null || Array.isArray(t))
+    return bad("tpm", '{ version?: "2.0" | "1.2", model?: "tpm-crb" | "tpm-tis" }, or {} for the defaults');
+  const version = t.version ?? "2.0";
+  if (!isUnknown(version) && version !== "2.0" && version !== "1.2") bad("tpm.version", `must be "2.0" or "1.2", got ${JSON.stringify(t.version)}`);
+  const model = t.model ?? (version === "1.2" ? "tpm-tis" : "tpm-crb");
+  if (!isUnknown(model) && model !== "tpm-crb" && model !== "tpm-tis") bad("tpm.model", `must be "tpm-crb" or "tpm-tis", got ${JSON.stringify(t.model)}`);
+  else if (version === "1.2" && model === "tpm-crb") bad("tpm.model", 'tpm-crb is a TPM 2.0 interface: use "tpm-tis" for version "1.2"');
+  d.tpm = { version, model };
 }
 
 /** maxVcpu and maxMemory: the current value when left out, never below it. */

@@ -9,6 +9,8 @@ import { DomainRef, DomainXmlFlags, Libvirt } from "../../libvirt/api";
 import { domainXml, parseDomainXml } from "../../xml/domain";
 import { adoptRunning, define, liveAdoption, toAdopt } from "./adopt";
 import { checkHostHealth, Failures, hostLabel, isUnknown, recorded } from "../../resources/common";
+import { checkHostOffers } from "./capabilities";
+import { checkXmlPatches } from "./patches";
 import { checkInputs, DomainInputs, DomainOutputs, seedPoolFor, shutdownMs } from "./inputs";
 import { leaseSnapshot } from "./ip";
 import { startWatched } from "./console";
@@ -53,6 +55,8 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
       const networks = [...new Set(nics.map((n) => n.network).filter((n): n is string => !!n && !isUnknown(n)))];
       await checkHostHealth(ctx, failures, inputs.host, seedPoolFor(inputs), networks[0]);
       for (const net of networks.slice(1)) await checkHostHealth(ctx, failures, inputs.host, seedPoolFor(inputs), net);
+      checkXmlPatches(inputs, failures);
+      await checkHostOffers(ctx, failures, inputs);
       // a domain new to the stack (or moving to a new name or host) must find its names free
       await checkNames(ctx.pool, failures, claimsOf, inputs, olds);
       const previous = recorded(olds);

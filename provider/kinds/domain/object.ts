@@ -30,7 +30,11 @@ export async function removeDomain(lv: Libvirt, dom: DomainRef, shutdownMs: numb
       if (!isLibvirtError(err, "OPERATION_INVALID")) throw err; // not running
     });
   }
-  await lv.undefineDomain(dom, UNDEFINE_ALL);
+  // its TPM state too, asked for explicitly; a libvirt before 8.9 knows no such flag (and removes it anyway)
+  await lv.undefineDomain(dom, UNDEFINE_ALL | UndefineFlags.TPM).catch((err) => {
+    if (!isLibvirtError(err, "INVALID_ARG")) throw err;
+    return lv.undefineDomain(dom, UNDEFINE_ALL);
+  });
 }
 
 export const domainObject: JournalledObject<DomainRef> = {

@@ -20,13 +20,6 @@ export function stateName(state: number): string {
 }
 
 /**
- * The disks of `d` in libvirt's terms. A disk's format is what its Volume or Image
- * recorded or the program declared (check requires it), and an overlay's base what its
- * Volume recorded, else what our current definition spells out for that file (`known`,
- * older records). Nothing comes from libvirt's reading of the file: a guest can write
- * any header into a raw disk, and libvirt re-probes it on every look.
- */
-/**
  * The network filters the NICs name, each on the host: libvirt starts no VM whose filter is
  * missing, and a filter given by name (not a NetworkFilter) makes no Pulumi dependency.
  */
@@ -41,6 +34,13 @@ export async function requireFilters(lv: Libvirt, d: DomainInputs, host: string)
   }
 }
 
+/**
+ * The disks of `d` in libvirt's terms. A disk's format is what its Volume or Image
+ * recorded or the program declared (check requires it), and an overlay's base what its
+ * Volume recorded, else what our current definition spells out for that file (`known`,
+ * older records). Nothing comes from libvirt's reading of the file: a guest can write
+ * any header into a raw disk, and libvirt re-probes it on every look.
+ */
 export async function resolveDisks(lv: Libvirt, d: DomainInputs, host: string, known = new Map<string, ParsedDisk>()): Promise<DiskSpec[]> {
   return Promise.all(
     d.disks.map(async (disk, i) => {
@@ -124,7 +124,10 @@ export function specOf(
     maxVcpu: d.maxVcpu ?? d.vcpu ?? 1,
     maxMemoryMiB: Number(d.maxMemory ?? d.memory ?? 512),
     firmware: d.firmware ?? "bios",
+    secureBoot: !!d.secureBoot,
     machine: d.machine,
+    xmlPatches: d.xmlPatches,
+    tpm: d.tpm && { version: d.tpm.version ?? "2.0", model: d.tpm.model ?? (d.tpm.version === "1.2" ? "tpm-tis" : "tpm-crb") },
     cpuMode: d.cpuMode,
     disks,
     seedPath,

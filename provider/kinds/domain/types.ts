@@ -3,6 +3,7 @@
 import type { CloudInit } from "../../iso/seed";
 import type { HostConfig } from "../../ssh/host";
 import type { DiskOptions, DiskSpec } from "../../xml/domain";
+import type { XmlPatch } from "../../xml/domain-patches";
 import type { IpFamily, IpSource } from "./ip";
 import type { VolumeIdentity } from "../volume/identity";
 
@@ -52,6 +53,12 @@ export interface DomainInputs {
   /** "never": a change that needs a restart fails the preview instead. */
   restartPolicy?: "allowed" | "never";
   firmware?: "bios" | "uefi";
+  /** UEFI Secure Boot with the distribution's keys enrolled (firmware "uefi", a q35 machine). */
+  secureBoot?: boolean;
+  /** An emulated TPM (swtpm on the host); check fills in its version and model. */
+  tpm?: { version?: "2.0" | "1.2"; model?: "tpm-crb" | "tpm-tis" };
+  /** Changes to the domain XML the provider builds, applied in order at every definition. */
+  xmlPatches?: XmlPatch[];
   /** Take over a domain of this name that exists on the host. */
   adopt?: boolean;
   machine?: string;

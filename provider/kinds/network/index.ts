@@ -1,4 +1,5 @@
 import type { KindModule } from "../../resources/kind";
+import { uuidText } from "../../uuid";
 import { activity, theRecorded } from "../../resources/stack-record";
 import { networkDeclaration, NetworkInputs, NetworkOutputs } from "./declaration";
 import { networkProvider } from "./lifecycle";
@@ -9,5 +10,8 @@ export const networkKind: KindModule<NetworkInputs, NetworkOutputs> = {
   record: {
     read: (o) => ({ running: o.active, uuid: o.uuid }),
     onHost: async (lv, r) => activity(await lv.networkIsActive(await theRecorded(r, lv.lookupNetwork(r.name)))),
+  },
+  discovery: {
+    list: async (lv) => (await lv.listNetworks()).map((n) => ({ id: uuidText(n.uuid), name: n.name, label: `network ${n.name}` })),
   },
 };

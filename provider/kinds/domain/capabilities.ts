@@ -1,0 +1,33 @@
+// check, in preview: what the inputs ask of the host's hypervisor is there (libvirt's domain
+// capabilities): swtpm for an emulated TPM, a firmware with Secure Boot for secureBoot.
+import { explain } from "../../errors";
+import { Failures, hostLabel, isUnknown, reporter } from "../../resources/common";
+import type { ResourceContext } from "../../resources/context";
+import { parseDomainCapabilities } from "../../xml/domain-capabilities";
+import type { DomainInputs } from "./types";
+
+export async function checkHostOffers(ctx: ResourceContext, failures: Failures, d: DomainInputs): Promise<void> {
+  const tpm = d.tpm && !isUnknown(d.tpm) ? d.tpm : undefined;
+  if ((!tpm && d.secureBoot !== true) || failures.length || isUnknown(d.type) || isUnknown(d.machine)) return;
+  const host = hostLabel(d.host);
+  const bad = reporter(failures);
+  let xml: string;
+  try {
+    xml = await ctx.pool.run(d.host, (lv) => lv.domainCapabilities(d.type ?? "kvm", d.machine));
+  } catch (err) {
+    return bad(tpm ? "tpm" : "secureBoot", explain(err, host, "reading the host's domain capabilities").message);
+  }
+  const offers = parseDomainCapabilities(xml);
+  if (tpm && !offers.tpmBackends.includes("emulator"))
+    bad(
+      "tpm",
+      `${host} cannot emulate a TPM: libvirt finds no swtpm there. Install it on the host (Debian: apt install swtpm swtpm-tools); libvirtd sees it without a restart`,
+    );
+  else if (tpm?.model && !isUnknown(tpm.model) && !offers.tpmModels.includes(tpm.model))
+    bad("tpm.model", `${host} offers no TPM model "${tpm.model}" (it offers ${offers.tpmModels.join(", ") || "none"})`);
+  if (d.secureBoot === true && !offers.secureBoot)
+    bad(
+      "secureBoot",
+      `${host} has no UEFI firmware with Secure Boot for machine ${d.machine ?? "q35"}: install OVMF with Secure Boot and its firmware descriptors (Debian: ovmf)`,
+    );
+}
