@@ -170,8 +170,9 @@ export interface DomainArgs {
    */
   secureBoot?: pulumi.Input<boolean>;
   /**
-   * The machine type, e.g. `"q35"`. Default: libvirt's; `"q35"` with `secureBoot`. A change replaces the
-   * resource.
+   * The machine type, e.g. `"q35"`; a q35 domain gets 4 spare PCI Express root ports, so up to 4 disks
+   * or NICs can be attached to it live. Default: libvirt's; `"q35"` with `secureBoot`. A change replaces
+   * the resource.
    */
   machine?: pulumi.Input<string>;
   /**
@@ -329,7 +330,10 @@ export class Domain extends pulumi.dynamic.Resource {
    * firmware offers no Secure Boot.
    */
   public readonly secureBoot!: pulumi.Output<boolean>;
-  /** The machine type, e.g. `"q35"`. */
+  /**
+   * The machine type, e.g. `"q35"`; a q35 domain gets 4 spare PCI Express root ports, so up to 4 disks
+   * or NICs can be attached to it live.
+   */
   public readonly machine!: pulumi.Output<string | undefined>;
   /**
    * `{ version?: "2.0" | "1.2", model?: "tpm-crb" | "tpm-tis" }`: an emulated TPM (defaults: 2.0 on

@@ -137,6 +137,12 @@ export function interfaceDeviceXml(nic: InterfaceSpec): string {
   return root.first().toString();
 }
 
+/** A q35 machine type: "q35" or a versioned one ("pc-q35-7.2"). */
+export const isQ35 = (machine: string | undefined) => machine !== undefined && (machine === "q35" || machine.startsWith("pc-q35-"));
+
+/** How many disks and NICs a q35 domain can have attached live, beyond those it was defined with. */
+const SPARE_ROOT_PORTS = 4;
+
 export function domainXml(spec: DomainSpec): string {
   const dom = create().ele("domain", { type: spec.type });
   dom.ele("name").txt(spec.name);
@@ -179,6 +185,8 @@ export function domainXml(spec: DomainSpec): string {
   const ordered = spec.disks.some((d) => d.bootOrder !== undefined);
   all.forEach((d, i) => disk(devices, d, targets[i], spec.kernel ? undefined : ordered ? d.bootOrder : i === 0 ? 1 : undefined));
   for (const nic of spec.interfaces) networkInterface(devices, nic);
+  // PCI Express has no hotplug slot of its own: spare root ports take the disks and NICs attached live
+  if (isQ35(spec.machine)) for (let i = 0; i < SPARE_ROOT_PORTS; i++) devices.ele("controller", { type: "pci", model: "pcie-root-port" });
   devices.ele("serial", { type: "pty" }).ele("target", { port: "0" });
   devices.ele("console", { type: "pty" }).ele("target", { type: "serial", port: "0" });
   if (spec.qemuAgent) {

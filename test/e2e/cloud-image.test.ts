@@ -173,6 +173,21 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
       `      boot times, both VMs at once (1 vCPU each, software emulation): up with both IPs ${upSeconds.toFixed(0)} s; cloud-init done: BIOS ${doneAt.bios.toFixed(0)} s, UEFI ${doneAt.uefi.toFixed(0)} s`,
     );
 
+    // the UEFI VM as Windows 11 or measured boot needs it: Secure Boot with the distribution's
+    // keys (Debian's shim boots), a TPM 2.0 swtpm emulates, and a watchdog an XML patch added
+    const live = virsh(["dumpxml", `${tag}-uefi`]);
+    assert.match(live, /<type arch='x86_64' machine='pc-q35-[\d.]+'>hvm<\/type>/, "q35, the machine secureBoot needs");
+    assert.match(live, /<loader [^>]*secure='yes'[^>]*>[^<]*OVMF_CODE_4M\.ms\.fd<\/loader>/, "the firmware with Secure Boot and enrolled keys");
+    assert.match(live, /<tpm model='tpm-crb'>\s*<backend type='emulator' version='2\.0'/);
+    assert.match(live, /<watchdog model='i6300esb' action='reset'/, "the XML patch's watchdog");
+    const secureBootVar = "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
+    assert.strictEqual(inGuest(ips[1], `od -An -t u1 ${secureBootVar}`).split(/\s+/).pop(), "1", "the guest booted with Secure Boot on");
+    assert.strictEqual(inGuest(ips[1], "cat /sys/class/tpm/tpm0/tpm_version_major"), "2", "the guest has a TPM 2.0");
+    assert.strictEqual(inGuest(ips[0], "test -e /sys/class/tpm/tpm0 && echo tpm || echo none"), "none", "the BIOS VM has none");
+    const tpmState = `/var/lib/libvirt/swtpm/${uuids[1]}`;
+    assert.ok(fs.existsSync(`${tpmState}/tpm2/tpm2-00.permall`), `swtpm keeps the TPM's state in ${tpmState}`);
+    const tpmStateDir = fs.statSync(tpmState).ino;
+
     // UEFI: libvirt made the NVRAM; the first boot wrote its boot entries into it
     const nvram = nvramOf(`${tag}-uefi`);
     assert.ok(nvram && fs.existsSync(nvram), `the UEFI VM has an NVRAM file (${nvram})`);
@@ -230,6 +245,9 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
       assertDomainXmlValid(`${tag}-${fw}`);
     }
     assert.strictEqual(nvramOf(`${tag}-uefi`), nvram, "the same NVRAM path");
+    assert.strictEqual(fs.statSync(tpmState).ino, tpmStateDir, "the restart kept the TPM's state");
+    assert.ok(fs.existsSync(`${tpmState}/tpm2/tpm2-00.permall`));
+    assert.strictEqual(inGuest((edited.outputs.ips.value as string[])[1], "cat /sys/class/tpm/tpm0/tpm_version_major"), "2");
     assert.strictEqual(fs.statSync(nvram).ino, inode, "the NVRAM file was kept, not made again from the template");
     assert.deepStrictEqual(only((await stack.preview()).changeSummary), { same: 6 }, "no diff after the update");
 
@@ -284,6 +302,7 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
     // destroy removes the snapshot before its domain (the Snapshot depends on the Domain's name)
     await stack.destroy();
     assert.ok(!fs.existsSync(nvram), "destroy removed the NVRAM");
+    assert.ok(!fs.existsSync(tpmState), "destroy removed the TPM's state");
     assert.deepStrictEqual(domainNames(), domainsBefore, "no domain left");
     assert.deepStrictEqual(volumeNames(labEnv()), volumesBefore, "no volume left (images, overlays, seeds)");
   });

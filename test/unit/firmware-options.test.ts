@@ -6,6 +6,8 @@ import { Failures } from "../../provider/resources/common";
 import { parseDomainCapabilities } from "../../provider/xml/domain-capabilities";
 import { parseDomainXml, domainXml } from "../../provider/xml/domain";
 import { specOf } from "../../provider/kinds/domain/spec";
+import { checkHostOffers } from "../../provider/kinds/domain/capabilities";
+import type { ResourceContext } from "../../provider/resources/context";
 
 const base: DomainInputs = { host: { address: "hv1" }, name: "vm", disks: [{ volume: "os", format: "qcow2" }] };
 const checked = (extra: Partial<DomainInputs>) => {
@@ -67,5 +69,50 @@ describe("libvirt's domain capabilities", () => {
       tpmModels: [],
       secureBoot: false,
     });
+  });
+});
+
+describe("check asks the host for what secureBoot and tpm need", () => {
+  const caps = (backends: string[], secure: string[]) =>
+    `<domainCapabilities><os supported="yes"><loader supported="yes"><enum name="secure">${secure.map((v) => `<value>${v}</value>`).join("")}</enum></loader></os>` +
+    `<devices><tpm supported="yes"><enum name="model"><value>tpm-tis</value><value>tpm-crb</value></enum><enum name="backendModel">${backends.map((b) => `<value>${b}</value>`).join("")}</enum></tpm></devices></domainCapabilities>`;
+  /** A host whose libvirt answers the domain capabilities with `xml`, recording what was asked. */
+  const hostWith = (xml: string) => {
+    const asked: unknown[][] = [];
+    const ctx = {
+      pool: {
+        probe: async (_h: unknown, fn: (lv: unknown) => Promise<unknown>) =>
+          fn({
+            domainCapabilities: async (...args: unknown[]) => {
+              asked.push(args);
+              return xml;
+            },
+          }),
+        describe: () => ({ label: "root@hv1", identity: "hv1" }),
+      },
+    } as unknown as ResourceContext;
+    return { ctx, asked };
+  };
+  const offers = async (xml: string, extra: Partial<DomainInputs>) => {
+    const { ctx, asked } = hostWith(xml);
+    const failures: Failures = [];
+    await checkHostOffers(ctx, failures, { ...checked(extra).inputs, host: { address: "hv1" } });
+    return { reasons: failures.map((f) => f.reason), asked };
+  };
+
+  it("says when the host has no swtpm, or no firmware with Secure Boot, naming the host and the fix", async () => {
+    const noSwtpm = await offers(caps(["passthrough"], ["no"]), { tpm: {}, type: "qemu" });
+    assert.deepStrictEqual(noSwtpm.asked, [["qemu", undefined]]);
+    assert.deepStrictEqual(noSwtpm.reasons, [
+      "tpm: root@hv1 cannot emulate a TPM: libvirt finds no swtpm there. Install it on the host (Debian: apt install swtpm swtpm-tools); libvirtd sees it without a restart",
+    ]);
+    const noSecure = await offers(caps(["emulator"], ["no"]), { firmware: "uefi", secureBoot: true });
+    assert.deepStrictEqual(noSecure.asked, [["kvm", "q35"]]);
+    assert.match(noSecure.reasons.join(), /^secureBoot: root@hv1 has no UEFI firmware with Secure Boot for machine q35/);
+  });
+
+  it("passes a host that offers both, and asks nothing of a domain that needs neither", async () => {
+    assert.deepStrictEqual((await offers(caps(["emulator"], ["yes", "no"]), { firmware: "uefi", secureBoot: true, tpm: {} })).reasons, []);
+    assert.deepStrictEqual((await offers(caps([], []), {})).asked, []);
   });
 });

@@ -70,7 +70,12 @@ export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
       default: false,
       change: "replace",
     },
-    machine: { type: "string", doc: 'the machine type, e.g. `"q35"`', defaultDoc: 'libvirt\'s; `"q35"` with `secureBoot`', change: "replace" },
+    machine: {
+      type: "string",
+      doc: 'the machine type, e.g. `"q35"`; a q35 domain gets 4 spare PCI Express root ports, so up to 4 disks or NICs can be attached to it live',
+      defaultDoc: 'libvirt\'s; `"q35"` with `secureBoot`',
+      change: "replace",
+    },
     tpm: {
       type: "Tpm",
       doc: '`{ version?: "2.0" | "1.2", model?: "tpm-crb" | "tpm-tis" }`: an emulated TPM (defaults: 2.0 on `tpm-crb`; 1.2 on `tpm-tis`), run by swtpm on the host. Its state (keys, measurements) is kept across restarts and updates and removed with the domain. `check` says when the host has no swtpm (Debian: `apt install swtpm`)',

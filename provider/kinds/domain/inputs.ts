@@ -9,7 +9,7 @@ export { DIRECT_MODES } from "./types";
 import { withDefaults } from "../../resources/properties";
 import { HostConfig } from "../../ssh/host";
 import { parseDuration, parseSize } from "../../units";
-import { DISK_CACHES, DISK_DISCARDS } from "../../xml/domain";
+import { DISK_CACHES, DISK_DISCARDS, isQ35 } from "../../xml/domain";
 import { checkBoolean, checkHostInput, checkName, Failures, IFACE_RE, isUnknown, MAC_RE, reporter } from "../../resources/common";
 import { WaitForIp } from "./ip";
 
@@ -76,9 +76,6 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
   }
   return d;
 }
-
-/** A q35 machine type: "q35" or a versioned one ("pc-q35-7.2"). */
-const isQ35 = (machine: string) => machine === "q35" || /^pc-q35-/.test(machine);
 
 /** secureBoot (UEFI on q35, the machine filled in when left out) and the TPM with its defaults. */
 function checkFirmwareOptions(news: DomainInputs, d: DomainInputs, bad: (property: string, reason: string) => void): void {

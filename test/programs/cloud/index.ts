@@ -3,7 +3,9 @@
 // Each VM has a DHCP NIC on the lab's LAN and a static address on the no-DHCP network,
 // set by network-config and matched by a pinned MAC. The BIOS VM's first NIC is on the lab
 // network; the UEFI VM's is a direct (macvtap) NIC on a host device of that LAN, whose
-// address only the guest agent can tell.
+// address only the guest agent can tell. The UEFI VM is what a Windows 11 or measured-boot
+// VM needs: Secure Boot with the distribution's keys (on q35), an emulated TPM 2.0, and a
+// watchdog the Domain has no input for, added by an XML patch.
 //   prefix       names of every object (a per-run tag)
 //   publicKey    the key user-data installs for the default user
 //   memory       MiB of each VM, vcpu its vCPUs (the update steps change them live)
@@ -36,6 +38,9 @@ const vms = firmwares.map(({ firmware, n, source }) => {
     host,
     type: "qemu",
     firmware,
+    ...(firmware === "uefi"
+      ? { secureBoot: true, tpm: {}, xmlPatches: [{ xpath: "/domain/devices", add: "<watchdog model='i6300esb' action='reset'/>" }] }
+      : {}),
     vcpu: config.getNumber("vcpu") ?? 1,
     memory: Number(config.require("memory")),
     maxVcpu: config.getNumber("maxVcpu"),
