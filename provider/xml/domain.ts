@@ -185,8 +185,12 @@ export function domainXml(spec: DomainSpec): string {
   const ordered = spec.disks.some((d) => d.bootOrder !== undefined);
   all.forEach((d, i) => disk(devices, d, targets[i], spec.kernel ? undefined : ordered ? d.bootOrder : i === 0 ? 1 : undefined));
   for (const nic of spec.interfaces) networkInterface(devices, nic);
-  // PCI Express has no hotplug slot of its own: spare root ports take the disks and NICs attached live
-  if (isQ35(spec.machine)) for (let i = 0; i < SPARE_ROOT_PORTS; i++) devices.ele("controller", { type: "pci", model: "pcie-root-port" });
+  // PCI Express has no hotplug slot of its own: spare root ports take the disks and NICs
+  // attached live (given any PCI controller, libvirt wants the root complex, index 0, stated)
+  if (isQ35(spec.machine)) {
+    devices.ele("controller", { type: "pci", index: "0", model: "pcie-root" });
+    for (let i = 0; i < SPARE_ROOT_PORTS; i++) devices.ele("controller", { type: "pci", model: "pcie-root-port" });
+  }
   devices.ele("serial", { type: "pty" }).ele("target", { port: "0" });
   devices.ele("console", { type: "pty" }).ele("target", { type: "serial", port: "0" });
   if (spec.qemuAgent) {

@@ -753,10 +753,10 @@ cases.push(
   {
     what: "an input this version does not have",
     kind: "domain",
-    inputs: () => ({ secureBootKeys: true }),
+    inputs: () => ({ watchdog: { model: "i6300esb" } }),
     at: "check",
-    property: "secureBootKeys",
-    says: /a Domain has no input "secureBootKeys"\. Its inputs are host, name, type, vcpu/,
+    property: "watchdog",
+    says: /a Domain has no input "watchdog"\. Its inputs are host, name, type, vcpu.*xmlPatches/,
   },
   {
     what: "a misspelt field of a disk",
