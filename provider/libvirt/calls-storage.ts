@@ -55,6 +55,13 @@ export const storageCalls = {
     (r) => r.pool,
     { ids: () => ({}), result: (p) => ({ pool: p.name, uuid: hex(p.uuid) }), xml: ([x]) => x },
   ),
+  /** A pool that lives until it is stopped, never defined: how a file libvirt keeps outside any pool is reached. */
+  createTransientPool: write(
+    procedure(76, "virStoragePoolCreateXML", struct({ xml: nonnullString, flags }), struct({ pool: poolRef })),
+    (xml: string) => ({ xml, flags: 0 }),
+    (r) => r.pool,
+    { ids: () => ({}), result: (p) => ({ pool: p.name }), xml: ([x]) => x },
+  ),
   buildPool: write(procedure(79, "virStoragePoolBuild", struct({ pool: poolRef, flags }), none), (p: PoolRef) => ({ pool: p, flags: 0 }), nothing, {
     ids: (p) => ({ pool: pool(p) }),
   }),

@@ -47,9 +47,17 @@ describe("console", () => {
   it("tells a kernel panic", () => {
     const tail = new ConsoleTail();
     tail.push(Buffer.from("[    2.1] Kernel panic - not sync"));
-    assert.strictEqual(tail.panicked(), false);
+    assert.strictEqual(tail.deadEnd(), undefined);
     tail.push(Buffer.from("ing: VFS: Unable to mount root fs\n"));
-    assert.strictEqual(tail.panicked(), true);
+    assert.strictEqual(tail.deadEnd(), "its kernel panicked");
+  });
+
+  it("tells UEFI firmware that found nothing it may boot (Secure Boot refusing an unsigned bootloader, as seen on the lab)", () => {
+    const tail = new ConsoleTail();
+    tail.push(Buffer.from('BdsDxe: failed to load Boot0001 "UEFI Misc Device" from PciRoot(0x0)/Pci(0x1,0x6)/Pci(0x0,0x0): Access Denied\n'));
+    assert.strictEqual(tail.deadEnd(), undefined, "one boot option refused: the firmware tries the next");
+    tail.push(Buffer.from("BdsDxe: No bootable option or device was found.\nBdsDxe: Press any key to enter the Boot Manager Menu.\n"));
+    assert.match(tail.deadEnd()!, /^its UEFI firmware found nothing it may boot \(with secureBoot/);
   });
 
   it("names a domain's state with libvirt's reason, leaving out how a running one got there", () => {

@@ -9,8 +9,14 @@ export const CONSOLE_LINES = 25;
 /** Bytes of the console's end kept: 25 long lines, whatever the guest prints before them. */
 const TAIL_BYTES = 16 * 1024;
 
-/** What a kernel prints when it cannot go on: no address can come after it. */
-const KERNEL_PANIC = /Kernel panic - not syncing/;
+/** What a guest prints when it cannot go on, and why: no address can come after it. */
+const DEAD_ENDS: [RegExp, string][] = [
+  [/Kernel panic - not syncing/, "its kernel panicked"],
+  [
+    /BdsDxe: No bootable option or device was found/,
+    'its UEFI firmware found nothing it may boot (with secureBoot, a bootloader the enrolled keys do not sign is refused: "Access Denied" above)',
+  ],
+];
 
 /**
  * A terminal's text made plain: escape sequences (colours, cursor moves, titles), control
@@ -94,9 +100,10 @@ export class ConsoleTail {
     return printableLines(this.text("utf8")).slice(-n);
   }
 
-  /** Its kept end shows a kernel panic (also for a kernel set to reboot on panic: the wait gives up while the panic is in view). */
-  panicked(): boolean {
-    return KERNEL_PANIC.test(this.text("latin1"));
+  /** Why the guest cannot go on, when its kept end shows it (a kernel panic also when set to reboot: the wait gives up while it is in view). */
+  deadEnd(): string | undefined {
+    const text = this.text("latin1");
+    return DEAD_ENDS.find(([printed]) => printed.test(text))?.[1];
   }
 }
 

@@ -1,9 +1,10 @@
 // A domain on its host: gone, removed by hand, found and proven by its UUID and
 // pulumi-kvm's marker, removed with all it has.
-import { DomainRef, isLibvirtError, Libvirt, UndefineFlags } from "../../libvirt/api";
+import { DomainRef, DomainXmlFlags, isLibvirtError, Libvirt, UndefineFlags } from "../../libvirt/api";
 import type { JournalledObject } from "../../resources/object-kind";
-import { OWNER_NS } from "../../xml/domain";
+import { OWNER_NS, parseDomainXml } from "../../xml/domain";
 import { stopGracefully } from "./power";
+import { removeTpmLog } from "./tpm-log";
 
 /** Everything a domain has beside its definition: its NVRAM, a managed save, snapshot and checkpoint metadata. */
 const UNDEFINE_ALL = UndefineFlags.NVRAM | UndefineFlags.MANAGED_SAVE | UndefineFlags.SNAPSHOTS_METADATA | UndefineFlags.CHECKPOINTS_METADATA;
@@ -24,6 +25,7 @@ export async function hasOwnerMarker(lv: Libvirt, dom: DomainRef): Promise<boole
  * undone, whose VM never served anything), and undefines it with all it has.
  */
 export async function removeDomain(lv: Libvirt, dom: DomainRef, shutdownMs: number, host: string): Promise<void> {
+  const tpm = parseDomainXml(await lv.domainXml(dom, DomainXmlFlags.INACTIVE)).tpm;
   if (shutdownMs > 0) await stopGracefully(lv, dom, shutdownMs, host);
   else {
     await lv.destroyDomain(dom).catch((err) => {
@@ -35,6 +37,7 @@ export async function removeDomain(lv: Libvirt, dom: DomainRef, shutdownMs: numb
     if (!isLibvirtError(err, "INVALID_ARG")) throw err;
     return lv.undefineDomain(dom, UNDEFINE_ALL);
   });
+  if (tpm) await removeTpmLog(lv, dom.name, host);
 }
 
 export const domainObject: JournalledObject<DomainRef> = {

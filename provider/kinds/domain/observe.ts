@@ -76,13 +76,12 @@ export interface Boot {
   console?: ConsoleWatch;
 }
 
-/** Why no address can come any more, checked between polls: the guest stopped or paused, or its kernel panicked. */
+/** Why no address can come any more, checked between polls: the guest stopped or paused, or its console shows a dead end. */
 function noAddressCanCome(lv: Libvirt, dom: DomainRef, console: ConsoleWatch | undefined): () => Promise<string | undefined> {
   return async () => {
     const s = await lv.domainState(dom);
     if (!isRunningState(s.state)) return `it is ${describeState(s)}`;
-    if (console?.tail.panicked()) return "its kernel panicked";
-    return undefined;
+    return console?.tail.deadEnd();
   };
 }
 
