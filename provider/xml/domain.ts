@@ -142,6 +142,8 @@ export const isQ35 = (machine: string | undefined) => machine !== undefined && (
 
 /** How many disks and NICs a q35 domain can have attached live, beyond those it was defined with. */
 const SPARE_ROOT_PORTS = 4;
+/** The PCI devices beside disks and NICs that take a root port: SCSI and serial controllers, USB, balloon, RNG, and a bridge for a patch's conventional PCI device. */
+const OTHER_PCI_DEVICES = 6;
 
 export function domainXml(spec: DomainSpec): string {
   const dom = create().ele("domain", { type: spec.type });
@@ -185,11 +187,12 @@ export function domainXml(spec: DomainSpec): string {
   const ordered = spec.disks.some((d) => d.bootOrder !== undefined);
   all.forEach((d, i) => disk(devices, d, targets[i], spec.kernel ? undefined : ordered ? d.bootOrder : i === 0 ? 1 : undefined));
   for (const nic of spec.interfaces) networkInterface(devices, nic);
-  // PCI Express has no hotplug slot of its own: spare root ports take the disks and NICs
-  // attached live (given any PCI controller, libvirt wants the root complex, index 0, stated)
+  // PCI Express has no hotplug slot of its own: a root port per device, and spare ones for the
+  // disks and NICs attached live (given any PCI controller, libvirt wants the root complex stated)
   if (isQ35(spec.machine)) {
     devices.ele("controller", { type: "pci", index: "0", model: "pcie-root" });
-    for (let i = 0; i < SPARE_ROOT_PORTS; i++) devices.ele("controller", { type: "pci", model: "pcie-root-port" });
+    const ports = all.filter((d) => d.bus === "virtio").length + spec.interfaces.length + OTHER_PCI_DEVICES + SPARE_ROOT_PORTS;
+    for (let i = 0; i < ports; i++) devices.ele("controller", { type: "pci", model: "pcie-root-port" });
   }
   devices.ele("serial", { type: "pty" }).ele("target", { port: "0" });
   devices.ele("console", { type: "pty" }).ele("target", { type: "serial", port: "0" });

@@ -175,19 +175,22 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
 
     // the UEFI VM as Windows 11 or measured boot needs it: Secure Boot with the distribution's
     // keys (Debian's shim boots), a TPM 2.0 swtpm emulates, and a watchdog an XML patch added
-    const live = virsh(["dumpxml", `${tag}-uefi`]);
+    const secureVm = `${tag}-secure`;
+    const secureIp = up.outputs.secureIp.value as string;
+    await login(secureIp);
+    const live = virsh(["dumpxml", secureVm]);
     assert.match(live, /<type arch='x86_64' machine='pc-q35-[\d.]+'>hvm<\/type>/, "q35, the machine secureBoot needs");
     assert.match(live, /<loader [^>]*secure='yes'[^>]*>[^<]*OVMF_CODE_4M\.ms\.fd<\/loader>/, "the firmware with Secure Boot and enrolled keys");
     assert.match(live, /<tpm model='tpm-crb'>\s*<backend type='emulator' version='2\.0'/);
     assert.match(live, /<watchdog model='i6300esb' action='reset'/, "the XML patch's watchdog");
     const secureBootVar = "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
-    assert.strictEqual(inGuest(ips[1], `od -An -t u1 ${secureBootVar}`).split(/\s+/).pop(), "1", "the guest booted with Secure Boot on");
-    assert.strictEqual(inGuest(ips[1], "cat /sys/class/tpm/tpm0/tpm_version_major"), "2", "the guest has a TPM 2.0");
+    assert.strictEqual(inGuest(secureIp, `od -An -t u1 ${secureBootVar}`).split(/\s+/).pop(), "1", "the guest booted with Secure Boot on");
+    assert.strictEqual(inGuest(secureIp, "cat /sys/class/tpm/tpm0/tpm_version_major"), "2", "the guest has a TPM 2.0");
     assert.strictEqual(inGuest(ips[0], "test -e /sys/class/tpm/tpm0 && echo tpm || echo none"), "none", "the BIOS VM has none");
-    const tpmState = `/var/lib/libvirt/swtpm/${uuids[1]}`;
+    const tpmState = `/var/lib/libvirt/swtpm/${up.outputs.secureUuid.value as string}`;
     assert.ok(fs.existsSync(`${tpmState}/tpm2/tpm2-00.permall`), `swtpm keeps the TPM's state in ${tpmState}`);
     const tpmStateDir = fs.statSync(tpmState).ino;
-    const tpmLog = `/var/log/swtpm/libvirt/qemu/${tag}-uefi-swtpm.log`;
+    const tpmLog = `/var/log/swtpm/libvirt/qemu/${secureVm}-swtpm.log`;
     assert.ok(fs.existsSync(tpmLog), `swtpm logs to ${tpmLog}`);
 
     // UEFI: libvirt made the NVRAM; the first boot wrote its boot entries into it
@@ -202,7 +205,9 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
     const before = Object.fromEntries(firmwares.map((fw, i) => [fw, memTotal(ips[i])]));
     await stack.setAllConfig({ vcpu: { value: "2" }, memory: { value: "1536" }, extras: { value: "true" } });
     const grown = await stack.up();
-    assert.deepStrictEqual(only(grown.summary.resourceChanges ?? {}), { same: 4, update: 2, create: 2 });
+    // the secure VM (q35) takes its data disk live on a spare PCIe root port
+    assert.deepStrictEqual(only(grown.summary.resourceChanges ?? {}), { same: 5, update: 3, create: 3 });
+    assert.match(inGuest(secureIp, "lsblk -dn -o NAME,SIZE"), /^vdb\s+64M$/m, "secure: the data disk is there, attached live");
     assert.deepStrictEqual(grown.outputs.uuids.value, uuids, "updated in place");
     for (const [i, fw] of firmwares.entries()) {
       const ip = ips[i];
@@ -219,7 +224,7 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
     }
     await stack.setConfig("extras", { value: "false" });
     const shrunk = await stack.up();
-    assert.deepStrictEqual(only(shrunk.summary.resourceChanges ?? {}), { same: 4, update: 2, delete: 2 });
+    assert.deepStrictEqual(only(shrunk.summary.resourceChanges ?? {}), { same: 5, update: 3, delete: 3 });
     for (const [i, fw] of firmwares.entries()) {
       const ip = ips[i];
       assert.strictEqual(inGuest(ip, "cat /proc/sys/kernel/random/boot_id"), bootIds[fw], `${fw}: still the same boot`);
@@ -227,14 +232,14 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
       assert.doesNotMatch(inGuest(ip, "ip -o link"), new RegExp(`52:54:00:c1:02:0${i + 1}`), `${fw}: the third NIC is gone`);
       assert.strictEqual(inGuest(ip, "cat /var/lib/pulumi-kvm-runcmd"), "ran", `${fw}: runcmd did not run again`);
     }
-    assert.deepStrictEqual(only((await stack.preview()).changeSummary), { same: 6 }, "no diff after the live updates");
+    assert.deepStrictEqual(only((await stack.preview()).changeSummary), { same: 8 }, "no diff after the live updates");
 
     // an edit of user-data: one restart, a new seed, cloud-init runs again; the same VMs, MACs and NVRAM
     const macsOf = (vm: string) => virsh(["domiflist", vm]).match(/([0-9a-f]{2}:){5}[0-9a-f]{2}/g);
     const macsBefore = firmwares.map((fw) => macsOf(`${tag}-${fw}`));
     await stack.setConfig("edit", { value: "edited" });
     const edited = await stack.up();
-    assert.deepStrictEqual(only(edited.summary.resourceChanges ?? {}), { same: 4, update: 2 });
+    assert.deepStrictEqual(only(edited.summary.resourceChanges ?? {}), { same: 5, update: 3 });
     assert.deepStrictEqual(edited.outputs.uuids.value, uuids, "the same VMs");
     for (const [i, fw] of firmwares.entries()) {
       const ip = (edited.outputs.ips.value as string[])[i];
@@ -249,9 +254,12 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
     assert.strictEqual(nvramOf(`${tag}-uefi`), nvram, "the same NVRAM path");
     assert.strictEqual(fs.statSync(tpmState).ino, tpmStateDir, "the restart kept the TPM's state");
     assert.ok(fs.existsSync(`${tpmState}/tpm2/tpm2-00.permall`));
-    assert.strictEqual(inGuest((edited.outputs.ips.value as string[])[1], "cat /sys/class/tpm/tpm0/tpm_version_major"), "2");
+    const secureAfter = edited.outputs.secureIp.value as string;
+    await login(secureAfter);
+    assert.strictEqual(inGuest(secureAfter, "cat /etc/pulumi-kvm-edit"), "edited", "secure: restarted with the edited user-data");
+    assert.strictEqual(inGuest(secureAfter, "cat /sys/class/tpm/tpm0/tpm_version_major"), "2");
     assert.strictEqual(fs.statSync(nvram).ino, inode, "the NVRAM file was kept, not made again from the template");
-    assert.deepStrictEqual(only((await stack.preview()).changeSummary), { same: 6 }, "no diff after the update");
+    assert.deepStrictEqual(only((await stack.preview()).changeSummary), { same: 8 }, "no diff after the update");
 
     // a snapshot with memory before a risky change, and the way back; the lab's libvirt (9.0,
     // Debian 12) takes no internal snapshot of a UEFI VM, whose NVRAM is raw: refused, naming why

@@ -371,6 +371,14 @@ const cases: Case[] = [
     says: /"\/domain\/devices\/watchdog" matches nothing in the domain XML/,
   },
   {
+    what: "an XML patch libvirt refuses",
+    kind: "domain",
+    inputs: () => ({ xmlPatches: [{ xpath: "/domain/devices", add: "<watchdog model='no-such-model'/>" }] }),
+    at: "create",
+    property: "xmlPatches",
+    says: /libvirt refused the domain XML with its patches applied: .*unknown watchdog model 'no-such-model'.*Correct the patches/,
+  },
+  {
     what: "an XML patch on a disk pulumi-kvm manages",
     kind: "domain",
     inputs: () => ({ xmlPatches: [{ xpath: "/domain/devices/disk/source/@file", set: "/etc/shadow" }] }),

@@ -1,6 +1,7 @@
 // Taking over a domain made outside Pulumi (`adopt: true`): the one of that name, its type
 // and firmware as the program's; a running one keeps running when nothing the program
 // changes needs a restart, else it is defined anew and stopped to boot the program's definition.
+import { definePatched } from "./patches";
 import * as crypto from "crypto";
 import { KvmError } from "../../errors";
 import { DomainRef, DomainXmlFlags, Impact, Libvirt } from "../../libvirt/api";
@@ -73,7 +74,7 @@ export async function adoptRunning(
   host: string,
 ): Promise<DomainRef> {
   await applyLive(lv, live.dom, live.plan, live.olds, d, true, host);
-  const dom = await lv.defineDomain(xmlOf(live.current.uuid, keptMacs(live.current.interfaces, d.networkInterfaces ?? [])));
+  const dom = await definePatched(lv, d, xmlOf(live.current.uuid, keptMacs(live.current.interfaces, d.networkInterfaces ?? [])));
   await lv.setDomainMetadata(dom, ownerMarkerXml(owner), OWNER_PREFIX, OWNER_NS, Impact.LIVE);
   return dom;
 }
@@ -94,9 +95,9 @@ export async function define(
 ): Promise<DomainRef> {
   if (!current) {
     const uuid = crypto.randomUUID();
-    return making.make({ kind: "domain", name: d.name, id: uuidHex(uuid) }, () => lv.defineDomain(xmlOf(uuid, [])));
+    return making.make({ kind: "domain", name: d.name, id: uuidHex(uuid) }, () => definePatched(lv, d, xmlOf(uuid, [])));
   }
-  const dom = await lv.defineDomain(xmlOf(current.uuid, keptMacs(current.interfaces, d.networkInterfaces ?? [])));
+  const dom = await definePatched(lv, d, xmlOf(current.uuid, keptMacs(current.interfaces, d.networkInterfaces ?? [])));
   if (await isActive(lv, dom)) await stopGracefully(lv, dom, shutdownMs(d), host);
   return dom;
 }

@@ -10,7 +10,7 @@ import { domainXml, parseDomainXml } from "../../xml/domain";
 import { adoptRunning, define, liveAdoption, toAdopt } from "./adopt";
 import { checkHostHealth, Failures, hostLabel, isUnknown, recorded } from "../../resources/common";
 import { checkHostOffers } from "./capabilities";
-import { checkXmlPatches } from "./patches";
+import { checkXmlPatches, definePatched } from "./patches";
 import { checkInputs, DomainInputs, DomainOutputs, seedPoolFor, shutdownMs } from "./inputs";
 import { leaseSnapshot } from "./ip";
 import { startWatched } from "./console";
@@ -211,7 +211,7 @@ async function redefine(lv: Libvirt, dom: DomainRef, olds: DomainOutputs, news: 
   const disks = await resolveDisks(lv, news, host, known);
   const seedPath = newSeed ? newSeed.path : current.disks.find((x) => x.device === "cdrom" && olds.seedVolume && x.path.endsWith(`/${olds.seedVolume}`))?.path;
   const macs = keptMacs(current.interfaces, news.networkInterfaces ?? []);
-  await lv.defineDomain(domainXml(specOf(news, disks, seedPath, olds.resourceName ?? olds.name, macs, current.uuid)));
+  await definePatched(lv, news, domainXml(specOf(news, disks, seedPath, olds.resourceName ?? olds.name, macs, current.uuid)));
   return previousXml;
 }
 

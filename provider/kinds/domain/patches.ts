@@ -1,6 +1,9 @@
 // check, in preview: each of a Domain's xmlPatches is well formed, and applies to the XML the
 // provider would build from these inputs (placeholder paths for the disks it cannot resolve
 // yet), so a patch that selects nothing or touches what pulumi-kvm manages fails here.
+import { classify } from "../../errors";
+import { KvmError } from "../../kvm-error";
+import { DomainRef, isLibvirtError, Libvirt } from "../../libvirt/api";
 import { Failures, isUnknown, reporter } from "../../resources/common";
 import { DiskSpec, domainXml } from "../../xml/domain";
 import { PatchError } from "../../xml/domain-patches";
@@ -46,3 +49,20 @@ const placeholderDisks = (d: DomainInputs): DiskSpec[] =>
     device: disk.device ?? "disk",
     bus: disk.bus ?? "virtio",
   }));
+
+/** What libvirt answers a definition it refuses: with patches applied, they are the likely cause, and named so. */
+const REFUSALS = ["XML_ERROR", "XML_DETAIL", "CONFIG_UNSUPPORTED", "INVALID_ARG"] as const;
+
+/** Defines the domain from `xml`; libvirt's refusal of a patched definition names xmlPatches beside libvirt's words. */
+export async function definePatched(lv: Libvirt, d: DomainInputs, xml: string): Promise<DomainRef> {
+  try {
+    return await lv.defineDomain(xml);
+  } catch (err) {
+    if (!d.xmlPatches?.length || !isLibvirtError(err, ...REFUSALS)) throw err;
+    throw new KvmError("permanent", `libvirt refused the domain XML with its patches applied: ${classify(err).message}`, {
+      property: "xmlPatches",
+      fix: "Correct the patches (libvirt's domain XML: https://libvirt.org/formatdomain.html) or remove them",
+      cause: err,
+    });
+  }
+}
