@@ -191,6 +191,8 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
     assert.ok(fs.existsSync(`${tpmState}/tpm2/tpm2-00.permall`), `swtpm keeps the TPM's state in ${tpmState}`);
     const tpmStateDir = fs.statSync(tpmState).ino;
     const tpmLog = `/var/log/swtpm/libvirt/qemu/${secureVm}-swtpm.log`;
+    const secureNvram = nvramOf(secureVm);
+    assert.ok(secureNvram && fs.existsSync(secureNvram), `the Secure Boot VM has its NVRAM, made from the enrolled template (${secureNvram})`);
     assert.ok(fs.existsSync(tpmLog), `swtpm logs to ${tpmLog}`);
 
     // UEFI: libvirt made the NVRAM; the first boot wrote its boot entries into it
@@ -313,6 +315,7 @@ describe(`e2e [${leg.name}]: a Debian cloud image with the real cloud-init, BIOS
     await stack.destroy();
     assert.ok(!fs.existsSync(nvram), "destroy removed the NVRAM");
     assert.ok(!fs.existsSync(tpmState), "destroy removed the TPM's state");
+    assert.ok(!fs.existsSync(secureNvram), "and the Secure Boot VM's NVRAM");
     assert.ok(!fs.existsSync(tpmLog), "and swtpm's log, which libvirt leaves");
     assert.ok(!virsh(["pool-list", "--all", "--name"]).includes("pulumi-kvm-tpm-log"), "the transient pool that reached the log is gone");
     assert.deepStrictEqual(domainNames(), domainsBefore, "no domain left");
