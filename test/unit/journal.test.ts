@@ -79,7 +79,6 @@ function hostWith(o: { volKey?: string; volMarker?: string; volMtime?: string; v
     },
     domainState: async () => ({ state: 5, reason: 0 }),
     destroyDomain: async () => undefined,
-    domainXml: async () => "<domain type='qemu'><name>vm</name><devices/></domain>",
     undefineDomain: async (d: { name: string }) => {
       removed.push(`domain ${d.name}`);
     },

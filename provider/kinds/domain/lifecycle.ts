@@ -170,7 +170,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
       deleteRecorded(
         ctx.pool,
         recordedDomain(props, id, "delete"),
-        (lv, dom) => removeDomain(lv, dom, shutdownMs(props), hostLabel(props.host)),
+        (lv, dom) => removeDomain(lv, dom, shutdownMs(props), hostLabel(props.host), true),
         // the seed, found or not; the pool recorded at create (older records: the first disk's)
         async (lv) => {
           if (props.seedVolume)

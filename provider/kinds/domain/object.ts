@@ -22,10 +22,11 @@ export async function hasOwnerMarker(lv: Libvirt, dom: DomainRef): Promise<boole
 
 /**
  * Stops the domain, gracefully within `shutdownMs` (a delete) or at once (`0`: a create
- * undone, whose VM never served anything), and undefines it with all it has.
+ * undone, whose VM never served anything), and undefines it with all it has. A delete also
+ * removes swtpm's log; a create undone keeps it, since its error may point there.
  */
-export async function removeDomain(lv: Libvirt, dom: DomainRef, shutdownMs: number, host: string): Promise<void> {
-  const tpm = parseDomainXml(await lv.domainXml(dom, DomainXmlFlags.INACTIVE)).tpm;
+export async function removeDomain(lv: Libvirt, dom: DomainRef, shutdownMs: number, host: string, removeLogs: boolean): Promise<void> {
+  const tpm = removeLogs && parseDomainXml(await lv.domainXml(dom, DomainXmlFlags.INACTIVE)).tpm;
   if (shutdownMs > 0) await stopGracefully(lv, dom, shutdownMs, host);
   else {
     await lv.destroyDomain(dom).catch((err) => {
@@ -49,5 +50,5 @@ export const domainObject: JournalledObject<DomainRef> = {
     return { ref, mine: ref.uuid.toString("hex") === made.id && (await hasOwnerMarker(lv, ref)) };
   },
   // a create undone: its VM never served anything, so it is stopped at once
-  remove: (lv, dom, host) => removeDomain(lv, dom, 0, host),
+  remove: (lv, dom, host) => removeDomain(lv, dom, 0, host, false),
 };
