@@ -12,7 +12,7 @@ import { Declaration, diffOf } from "./properties";
 import { DiffResult } from "./types";
 import { Libvirt } from "../libvirt/api";
 import { HostConfig } from "../ssh/host";
-import { Failures, hostLabel, hostPlace, isUnknown, recorded } from "./common";
+import { askInCheck, Failures, hostLabel, hostPlace, isUnknown, recorded } from "./common";
 import { HostAccess } from "./context";
 
 /** One libvirt name a resource takes, and how to tell whether it is taken. */
@@ -47,25 +47,16 @@ export function rememberStackNames(recorded: Claims | undefined): void {
  */
 export async function checkClaims(pool: HostAccess, failures: Failures, news: Claims, olds?: Claims, adopt?: boolean): Promise<void> {
   rememberStackNames(olds);
-  if (adopt === true || failures.length || isUnknown(news.host) || process.env.PULUMI_KVM_SKIP_HOST_CHECK === "1") return;
+  if (adopt === true || failures.length || isUnknown(news.host)) return;
   if (news.claims.some((c) => isUnknown(c.what))) return;
   const fresh = news.claims.filter((c) => !inStack.has(keyOf(news.host, c)));
   if (fresh.length === 0) return;
-  let taken: Claim[];
-  try {
-    taken = await pool.probe(
-      news.host,
-      async (lv) => {
-        const out: Claim[] = [];
-        for (const c of fresh) if (await c.taken(lv)) out.push(c);
-        return out;
-      },
-      15_000,
-    );
-  } catch {
-    return;
-  }
-  for (const c of taken) {
+  const taken = await askInCheck(pool, news.host, async (lv) => {
+    const out: Claim[] = [];
+    for (const c of fresh) if (await c.taken(lv)) out.push(c);
+    return out;
+  });
+  for (const c of taken ?? []) {
     failures.push({
       property: c.property,
       reason: `${c.what} already exists on ${hostLabel(news.host)} and is not part of this stack. Set adopt: true to take it over, remove it on the host (${c.removal}), or choose another ${c.property}`,

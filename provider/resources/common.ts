@@ -3,6 +3,7 @@
 import * as path from "path";
 import { explain, isLoginRefused, KvmError } from "../errors";
 import { warn } from "../log";
+import type { Libvirt } from "../libvirt/api";
 import { ResourceContext } from "./context";
 import { expandHome, HostConfig, resolveHost } from "../ssh/host";
 
@@ -121,6 +122,23 @@ export function planObject(host: HostConfig, kind: "pool" | "network", name: str
   if (!isUnknown(host) && !isUnknown(name)) planned.add(plannedKey(host, kind, name));
 }
 
+/** How long a check waits on a host before its verdict: the host check's bound. */
+const CHECK_BOUND_MS = 15_000;
+
+/**
+ * What a check asks the host beyond its health (names taken, what the hypervisor offers):
+ * undefined when the host is not to be asked (PULUMI_KVM_SKIP_HOST_CHECK) or cannot be
+ * (the host check reports that).
+ */
+export async function askInCheck<T>(pool: ResourceContext["pool"], host: HostConfig, ask: (lv: Libvirt) => Promise<T>): Promise<T | undefined> {
+  if (process.env.PULUMI_KVM_SKIP_HOST_CHECK === "1") return undefined;
+  try {
+    return await pool.probe(host, ask, CHECK_BOUND_MS);
+  } catch {
+    return undefined;
+  }
+}
+
 export async function checkHostHealth(
   ctx: ResourceContext,
   failures: Failures,
@@ -137,7 +155,7 @@ export async function checkHostHealth(
     ctx.pool.warnEarly(host);
     return {};
   }
-  const h = await ctx.health(host, { pool, network, timeoutMs: 15_000 }, ctx.pool);
+  const h = await ctx.health(host, { pool, network, timeoutMs: CHECK_BOUND_MS }, ctx.pool);
   if (!h.ok) {
     const property = h.stage === "pool" ? "pool" : h.stage === "network" ? "networkInterfaces" : "host";
     failures.push({ property, reason: `${h.error ?? "host check failed"} [stage: ${h.stage}]` });

@@ -1,6 +1,6 @@
 // check, in preview: what the inputs ask of the host's hypervisor is there (libvirt's domain
 // capabilities): swtpm for an emulated TPM, a firmware with Secure Boot for secureBoot.
-import { Failures, hostLabel, isUnknown, reporter } from "../../resources/common";
+import { askInCheck, Failures, hostLabel, isUnknown, reporter } from "../../resources/common";
 import type { ResourceContext } from "../../resources/context";
 import { parseDomainCapabilities } from "../../xml/domain-capabilities";
 import type { DomainInputs } from "./types";
@@ -8,15 +8,10 @@ import type { DomainInputs } from "./types";
 export async function checkHostOffers(ctx: ResourceContext, failures: Failures, d: DomainInputs): Promise<void> {
   const tpm = d.tpm && !isUnknown(d.tpm) ? d.tpm : undefined;
   if ((!tpm && d.secureBoot !== true) || failures.length || isUnknown(d.type) || isUnknown(d.machine)) return;
-  if (process.env.PULUMI_KVM_SKIP_HOST_CHECK === "1") return;
+  const xml = await askInCheck(ctx.pool, d.host, (lv) => lv.domainCapabilities(d.type ?? "kvm", d.machine));
+  if (xml === undefined) return;
   const host = hostLabel(d.host);
   const bad = reporter(failures);
-  let xml: string;
-  try {
-    xml = await ctx.pool.probe(d.host, (lv) => lv.domainCapabilities(d.type ?? "kvm", d.machine), 15_000);
-  } catch {
-    return; // a host that cannot be asked: the host check says so
-  }
   const offers = parseDomainCapabilities(xml);
   if (tpm && !offers.tpmBackends.includes("emulator"))
     bad(
