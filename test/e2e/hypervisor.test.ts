@@ -13,6 +13,7 @@ import { execFileSync } from "child_process";
 import { e2eStack, E2eStack } from "../support/pulumi";
 import { runCli } from "../support/cli";
 import { installedCli, legProject, programFiles, programIn, testLegs, programEnv } from "../support/package";
+import { unroutedSubnet } from "../support/subnet";
 import { domainNames, networkNames, poolNames, virsh } from "../support/virsh";
 
 const leg = testLegs()[0];
@@ -20,7 +21,7 @@ const leg = testLegs()[0];
 describe(`e2e [${leg.name}]: a bare hypervisor set up from Pulumi alone`, function () {
   this.timeout(900_000);
   const prefix = `hv${process.pid}`;
-  const subnet = "192.168.172";
+  let subnet = "";
   const poolName = `${prefix}-pool`;
   const netName = `${prefix}-net`;
   const poolDir = `/var/lib/libvirt/${poolName}`;
@@ -28,6 +29,7 @@ describe(`e2e [${leg.name}]: a bare hypervisor set up from Pulumi alone`, functi
   let dir: string;
 
   before(async () => {
+    subnet = unroutedSubnet("192.168.172");
     dir = programIn(legProject(leg), "hypervisor", programFiles("hypervisor"));
     e = await e2eStack(dir, prefix, { prefix, subnet }, programEnv(legProject(leg)));
   });

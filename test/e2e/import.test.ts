@@ -15,6 +15,7 @@ import { e2eStack, E2eStack } from "../support/pulumi";
 import { labEnv, repoRoot } from "../support/lab";
 import { legEnv, legProject, programIn, testLegs } from "../support/package";
 import { installPlugin } from "../support/plugin";
+import { unroutedSubnet } from "../support/subnet";
 import { tempDir } from "../support/tmp";
 import { domainNames, networkNames, removeNetwork, virsh, volumeNames } from "../support/virsh";
 
@@ -35,6 +36,7 @@ describe("e2e: an estate made with virsh, imported into a Pulumi YAML project", 
   const dir = tempDir("import-project-");
   let e: E2eStack | undefined;
   let ids: Record<string, string> = {};
+  let subnet = "";
   const lab = () => labEnv();
   const pool = () => lab().pool;
   const volPath = (name: string) => virsh(["vol-path", "--pool", pool(), name]);
@@ -59,7 +61,7 @@ describe("e2e: an estate made with virsh, imported into a Pulumi YAML project", 
     const xml = path.join(dir, "net.xml");
     fs.writeFileSync(
       xml,
-      `<network><name>${names.net}</name><ip address='192.168.188.1' prefix='24'><dhcp><range start='192.168.188.100' end='192.168.188.150'/><host mac='52:54:00:1e:00:09' ip='192.168.188.9'/></dhcp></ip></network>`,
+      `<network><name>${names.net}</name><ip address='${subnet}.1' prefix='24'><dhcp><range start='${subnet}.100' end='${subnet}.150'/><host mac='52:54:00:1e:00:09' ip='${subnet}.9'/></dhcp></ip></network>`,
     );
     virsh(["net-define", xml]);
     virsh(["net-start", names.net]);
@@ -88,6 +90,7 @@ describe("e2e: an estate made with virsh, imported into a Pulumi YAML project", 
   }
 
   before(async () => {
+    subnet = unroutedSubnet("192.168.188");
     makeEstate();
     project();
     e = await e2eStack(dir, `import${tag}`, {
@@ -138,7 +141,7 @@ describe("e2e: an estate made with virsh, imported into a Pulumi YAML project", 
     const alone: [string, string, RegExp[]][] = [
       ["Snapshot", snapshot, [/name: before-upgrade/, /description: made by hand/, new RegExp(`domain: ${names.vm}`)]],
       ["NetworkFilter", filterUuid, [/action: accept/, /ports: '22'/, /priority: 100/, /action: drop/, /protocol: all/]],
-      ["Network", ids.net, [/mode: isolated/, /start: 192\.168\.188\.100/, /mac: 52:54:00:1e:00:09/]],
+      ["Network", ids.net, [/mode: isolated/, new RegExp(`start: ${subnet.replace(/\./g, "\\.")}\\.100`), /mac: 52:54:00:1e:00:09/]],
       ["Volume", ids.overlay, [new RegExp(`baseImage: ${names.base.replace(/\./g, "\\.")}`), /sourceFormat: qcow2/, /format: qcow2/]],
       ["Volume", ids.data, [/format: raw/, /capacity: 8MiB/]],
       ["Domain", ids.vm, [/memory: 64/, /maxMemory: 128/, new RegExp(`mac: ${mac}`), /format: raw/, /type: qemu/]],

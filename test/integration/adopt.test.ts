@@ -16,6 +16,7 @@ import { checked } from "../support/checked";
 import { labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
 import { domainNames, networkNames, poolNames, virsh, volumeNames } from "../support/virsh";
+import { unroutedSubnet } from "../support/subnet";
 import { tempDir } from "../support/tmp";
 
 describe("adopt", function () {
@@ -190,10 +191,11 @@ describe("adopt", function () {
 
   it("Network: takes over a running network, adding the program's DHCP reservation in place", async () => {
     const name = `${tag}-net`;
+    const subnet = unroutedSubnet("192.168.176");
     const xml = path.join(tmp, "net.xml");
     fs.writeFileSync(
       xml,
-      `<network><name>${name}</name><ip address="192.168.176.1" netmask="255.255.255.0"><dhcp><range start="192.168.176.100" end="192.168.176.199"/></dhcp></ip></network>`,
+      `<network><name>${name}</name><ip address="${subnet}.1" netmask="255.255.255.0"><dhcp><range start="${subnet}.100" end="${subnet}.199"/></dhcp></ip></network>`,
     );
     virsh(["net-define", xml]);
     virsh(["net-start", name]);
@@ -205,13 +207,13 @@ describe("adopt", function () {
     const { outs, err } = await attempt(networkProvider, {
       name,
       mode: "isolated",
-      addresses: ["192.168.176.1/24"],
-      dhcp: { start: "192.168.176.100", end: "192.168.176.199", hosts: [{ mac: "52:54:00:ad:00:01", ip: "192.168.176.5" }] },
+      addresses: [`${subnet}.1/24`],
+      dhcp: { start: `${subnet}.100`, end: `${subnet}.199`, hosts: [{ mac: "52:54:00:ad:00:01", ip: `${subnet}.5` }] },
     });
     assert.ok(outs, err?.message);
     undo.splice(-2);
     assert.strictEqual(outs.uuid, uuid);
-    assert.match(virsh(["net-dumpxml", name]), /<host mac='52:54:00:ad:00:01' ip='192\.168\.176\.5'\/>/);
+    assert.match(virsh(["net-dumpxml", name]), new RegExp(`<host mac='52:54:00:ad:00:01' ip='${subnet.replace(/\./g, "\\.")}\\.5'/>`));
     assert.match(virsh(["net-info", name]), /Autostart:\s+yes/);
     await networkProvider.delete(outs.uuid, outs);
     assert.ok(!networkNames().includes(name));

@@ -20,6 +20,7 @@ import { checked } from "../support/checked";
 import { labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
 import { domainNames, networkNames, poolNames, removeNetwork, virsh, volumeNames } from "../support/virsh";
+import { unroutedSubnet } from "../support/subnet";
 import { tempDir } from "../support/tmp";
 
 interface Provider {
@@ -117,12 +118,12 @@ describe("identity: objects remade by someone else under the same name", functio
     {
       kind: "Network",
       provider: networkProvider,
-      inputs: () => ({ name: `${tag}-net`, mode: "isolated", addresses: ["192.168.182.1/24"] }),
+      inputs: () => ({ name: `${tag}-net`, mode: "isolated", addresses: [`${unroutedSubnet("192.168.182")}.1/24`] }),
       remake: (o) => {
         virsh(["net-destroy", o.name]);
         virsh(["net-undefine", o.name]);
         const xml = path.join(tmp, "net.xml");
-        fs.writeFileSync(xml, `<network><name>${o.name}</name><ip address='192.168.183.1' prefix='24'/></network>`);
+        fs.writeFileSync(xml, `<network><name>${o.name}</name><ip address='${unroutedSubnet("192.168.183")}.1' prefix='24'/></network>`);
         virsh(["net-define", xml]);
         virsh(["net-start", o.name]);
       },
@@ -217,7 +218,7 @@ describe("identity: objects remade by someone else under the same name", functio
     const previous = process.env.PULUMI_KVM_JOURNAL;
     process.env.PULUMI_KVM_JOURNAL = journal;
     try {
-      const net = { host: host(), name: `${tag}-killed`, mode: "isolated", addresses: ["192.168.184.1/24"] } as NetworkInputs;
+      const net = { host: host(), name: `${tag}-killed`, mode: "isolated", addresses: [`${unroutedSubnet("192.168.184")}.1/24`] } as NetworkInputs;
       await killedCreate("network", net, "virNetworkDefineXML", journal);
       const entry = JSON.parse(fs.readFileSync(journal, "utf8"))[0];
       assert.strictEqual(entry.name, net.name);
@@ -277,7 +278,14 @@ describe("identity: objects remade by someone else under the same name", functio
         name: `${tag}-racenet`,
         rpc: "virNetworkDefineXML",
         create: (name: string) =>
-          networkProvider.create({ host: host(), name, mode: "isolated", addresses: ["192.168.186.1/24"], autostart: false, active: true } as NetworkInputs),
+          networkProvider.create({
+            host: host(),
+            name,
+            mode: "isolated",
+            addresses: [`${unroutedSubnet("192.168.186")}.1/24`],
+            autostart: false,
+            active: true,
+          } as NetworkInputs),
         swap: (name: string) => {
           virsh(["net-undefine", name]);
           fs.writeFileSync(xmlFile, `<network><name>${name}</name></network>`);

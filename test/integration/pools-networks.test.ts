@@ -13,6 +13,7 @@ import { checked } from "../support/checked";
 import { labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
 import { domainNames, leases, networkNames, poolNames, virsh } from "../support/virsh";
+import { unroutedSubnet } from "../support/subnet";
 import { diskOf } from "../support/disks";
 
 const MiB = 1024 * 1024;
@@ -137,7 +138,7 @@ describe("StoragePool and Network", function () {
 
   describe("Network", () => {
     let net: NetworkOutputs;
-    const subnet = "192.168.174";
+    const subnet = unroutedSubnet("192.168.174");
 
     it("defines, starts and autostarts an isolated network with DHCP and a reservation; libvirt names its bridge", async () => {
       net = await makeNetwork({
@@ -242,7 +243,7 @@ describe("StoragePool and Network", function () {
     ["route", 178],
   ] as const) {
     it(`Network in ${mode} mode: forwarding set up by libvirt (inside the lab's namespace), torn down on delete`, async () => {
-      const n = await makeNetwork({ resourceName: `${tag}-${mode}`, mode, addresses: [`192.168.${third}.1/24`] });
+      const n = await makeNetwork({ resourceName: `${tag}-${mode}`, mode, addresses: [`${unroutedSubnet(`192.168.${third}`)}.1/24`] });
       assert.strictEqual(n.active, true);
       assert.match(virsh(["net-dumpxml", n.name]), new RegExp(`<forward mode='${mode}'`));
       await networkProvider.delete(n.uuid, n);
