@@ -252,6 +252,23 @@ describe("StoragePool and Network", function () {
     });
   }
 
+  it("Network on a subnet an interface of the host already routes: create fails naming addresses, the interface and the fix, and leaves nothing", async () => {
+    const taken = "192.168.150"; // the lab network's, routed by its bridge
+    const name = `${tag}-taken`;
+    const err = await networkProvider
+      .create(await checked(networkProvider, { host: host(), resourceName: name, mode: "isolated", addresses: [`${taken}.1/24`] } as NetworkInputs))
+      .then(
+        () => undefined,
+        (e: Error) => e,
+      );
+    assert.match(
+      err?.message ?? "",
+      new RegExp(`addresses.*${taken.replace(/\./g, "\\.")}\\.1/24.*already routed on the host by interface ${labEnv().bridge}`),
+    );
+    assert.match(err?.message ?? "", /Choose a subnet no interface of the host routes/);
+    assert.ok(!networkNames().includes(name), "the network defined before the start is gone");
+  });
+
   it("Network in bridge mode: a libvirt network on the host's existing bridge", async () => {
     const lab = labEnv();
     const lan = await makeNetwork({ resourceName: `${tag}-lan`, mode: "bridge", bridge: lab.bridge });

@@ -3,7 +3,8 @@
 // libvirt's network update API, live and in the persistent definition; the rest replaces.
 // Delete refuses while a running domain uses the network.
 import { checkNames, Claims, declaredDiff } from "../../resources/collisions";
-import { Libvirt, NetworkRef, unlessMissing } from "../../libvirt/api";
+import { isLibvirtError, Libvirt, NetworkRef, unlessMissing } from "../../libvirt/api";
+import { KvmError } from "../../kvm-error";
 import { dhcpHostXml, DhcpHost, networkXml, parseNetworkXml } from "../../xml/network";
 import { differences, refuseAdoption } from "../../resources/adopt";
 import { checkHostHealth, deepEqual, Failures, hostLabel, planObject } from "../../resources/common";
@@ -54,9 +55,26 @@ async function updateReservations(lv: Libvirt, ref: NetworkRef, before: DhcpHost
   }
 }
 
+/** libvirt's refusal to start a network on a subnet an interface of the host already routes, naming what to change. */
+function subnetTaken(err: unknown, n: NetworkInputs): unknown {
+  const iface = isLibvirtError(err) ? /Network is already in use by interface (\S+)/.exec(err.message)?.[1] : undefined;
+  if (!iface) return err;
+  return new KvmError(
+    "conflict",
+    `network "${n.name}": a subnet of addresses (${(n.addresses ?? []).join(", ")}) is already routed on the host by interface ${iface}`,
+    {
+      host: hostLabel(n.host),
+      property: "addresses",
+      fix: `Choose a subnet no interface of the host routes (ip route on the host lists them), or remove what uses ${iface} (a network stopped elsewhere leaves none; a bridge left behind: ip link delete ${iface})`,
+      cause: err,
+    },
+  );
+}
+
 /** Starts the network and sets its autostart as asked. */
-async function enforce(lv: Libvirt, ref: NetworkRef, autostart: boolean): Promise<void> {
-  if (!(await lv.networkIsActive(ref))) await lv.startNetwork(ref);
+async function enforce(lv: Libvirt, ref: NetworkRef, n: NetworkInputs): Promise<void> {
+  const autostart = n.autostart !== false;
+  if (!(await lv.networkIsActive(ref))) await lv.startNetwork(ref).catch((err) => Promise.reject(subnetTaken(err, n)));
   if ((await lv.networkAutostart(ref)) !== autostart) await lv.setNetworkAutostart(ref, autostart);
 }
 
@@ -92,7 +110,7 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
         },
         define: (lv, uuid) => lv.defineNetwork(networkXml({ ...specOf(inputs), uuid })),
         async bringToState(lv, ref) {
-          await enforce(lv, ref, inputs.autostart !== false);
+          await enforce(lv, ref, inputs);
           return observe(lv, ref, inputs);
         },
       }),
@@ -108,7 +126,7 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
     update: (id, olds, news) =>
       updateRecorded(ctx.pool, recordedNetwork({ ...olds, host: news.host }, id), async (lv, ref) => {
         await updateReservations(lv, ref, hostsOf(olds), hostsOf(news));
-        await enforce(lv, ref, news.autostart !== false);
+        await enforce(lv, ref, news);
         return { outs: await observe(lv, ref, news) };
       }),
 
