@@ -4,6 +4,7 @@
 // rest queue in the provider), and never meets "pool has asynchronous jobs running".
 // One leg: the provider's concurrency, not the Node/SDK pair, is under test here.
 import * as assert from "assert";
+import * as net from "net";
 import { diagnostics, e2eStack, E2eStack } from "../support/pulumi";
 import { labEnv } from "../support/lab";
 import { legProject, programFiles, programIn, testLegs, programEnv } from "../support/package";
@@ -89,5 +90,39 @@ describe(`e2e [${leg.name}]: 30 resources on one host in one pulumi up`, functio
     checkRun("delete", down.stdout);
     assert.deepStrictEqual(volumeNames(lab), volumesBefore);
     assert.deepStrictEqual(domainNames(), domainsBefore);
+  });
+});
+
+describe(`e2e [${leg.name}]: a fleet with one dead host`, function () {
+  this.timeout(600_000);
+  const prefix = `dh${process.pid}`;
+  let e: E2eStack | undefined;
+  let dead: net.Server;
+  const held: net.Socket[] = [];
+
+  before(async () => {
+    // takes the connection and never answers: the SSH handshake waits for its banner
+    dead = net.createServer((s) => held.push(s));
+    await new Promise<void>((r) => dead.listen(0, "127.0.0.1", r));
+    const dir = programIn(legProject(leg), "dead-host", programFiles("dead-host"));
+    e = await e2eStack(dir, prefix, { prefix, deadPort: String((dead.address() as net.AddressInfo).port) }, programEnv(legProject(leg)));
+  });
+  after(async () => {
+    if (e) {
+      await e.stack.destroy().catch(() => undefined);
+      await e.remove();
+    }
+    for (const s of held) s.destroy();
+    dead.close();
+  });
+
+  it("up: the dead host's resources fail naming it, the live hosts' are made", async () => {
+    const out: string[] = [];
+    const started = Date.now();
+    const err = await e!.stack.up({ onOutput: (s) => out.push(s) }).then(
+      () => undefined,
+      (x: Error) => x,
+    );
+    console.log(out.join(""), err?.message, Date.now() - started);
   });
 });
