@@ -122,6 +122,13 @@ export function planObject(host: HostConfig, kind: "pool" | "network", name: str
   if (!isUnknown(host) && !isUnknown(name)) planned.add(plannedKey(host, kind, name));
 }
 
+/** The warnings this process gave: each host that did not answer is named once, not once per resource. */
+const warned = new Set<string>();
+function warnOnce(line: string): void {
+  if (!warned.has(line)) warn(line);
+  warned.add(line);
+}
+
 /** How long a check waits on a host before its verdict: the host check's bound. */
 const CHECK_BOUND_MS = 15_000;
 
@@ -156,7 +163,13 @@ export async function checkHostHealth(
     return {};
   }
   const h = await ctx.health(host, { pool, network, timeoutMs: CHECK_BOUND_MS }, ctx.pool);
-  if (!h.ok) {
+  if (!h.ok && (h.class === "unreachable" || h.class === "timeout")) {
+    // a host that is down fails its own resources when Pulumi acts on them, not the whole
+    // preview or update: the other hosts of a fleet go ahead
+    warnOnce(
+      `${hostLabel(host)} did not answer (${h.error} [stage: ${h.stage}]); its resources were not checked against it and fail if it is still down when Pulumi acts on them; the other hosts' go ahead`,
+    );
+  } else if (!h.ok) {
     const property = h.stage === "pool" ? "pool" : h.stage === "network" ? "networkInterfaces" : "host";
     failures.push({ property, reason: `${h.error ?? "host check failed"} [stage: ${h.stage}]` });
   }

@@ -62,7 +62,9 @@ export function hopFailure(label: string, target: HopTarget, err: Error & { leve
         : code === "ENOTFOUND" || code === "EAI_AGAIN"
           ? "The name does not resolve: check the address (or its HostName in ~/.ssh/config)"
           : "Check the address, the port and the network path to the host";
-    return new DialError("tcp", label, `cannot connect to ${where}: ${err.message}`, { hint, cause: err, errorClass: "unreachable" });
+    // a name that does not resolve is a wrong setting, not a host that is down
+    const errorClass = code === "ENOTFOUND" ? "permanent" : "unreachable";
+    return new DialError("tcp", label, `cannot connect to ${where}: ${err.message}`, { hint, cause: err, errorClass });
   }
   if (err.level === "handshake" || /no matching|negotiat/i.test(err.message)) {
     return new DialError("ssh-handshake", label, `SSH negotiation with ${where} failed: ${err.message}`, {

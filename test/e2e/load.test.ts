@@ -116,13 +116,32 @@ describe(`e2e [${leg.name}]: a fleet with one dead host`, function () {
     dead.close();
   });
 
-  it("up: the dead host's resources fail naming it, the live hosts' are made", async () => {
+  it("up: the preview goes on with a warning naming the dead host; its resources fail naming it, the live hosts' are all made; destroy removes them", async () => {
+    const deadHost = `root@127.0.0.1:${(dead.address() as net.AddressInfo).port}`;
     const out: string[] = [];
-    const started = Date.now();
-    const err = await e!.stack.up({ onOutput: (s) => out.push(s), continueOnError: true }).then(
-      () => undefined,
-      (x: Error) => x,
+    await assert.rejects(e!.stack.up({ onOutput: (s) => out.push(s) }), (err: Error) => {
+      assert.match(err.message, /3 errored/);
+      return true;
+    });
+    const output = out.join("");
+    assert.match(output, new RegExp(`${deadHost} did not answer`), "the preview's warning");
+    const failed = diagnostics(output)
+      .split("\n")
+      .filter((l) => /error: .*Volume resource '/.test(l));
+    assert.strictEqual(failed.length, 3, failed.join("\n"));
+    for (const l of failed) {
+      assert.match(l, new RegExp(`'${prefix}-dead-\\d'`), "only the dead host's resources fail");
+      assert.ok(l.includes(deadHost), `names the host: ${l}`);
+    }
+    const made = volumeNames(lab).filter((v) => v.startsWith(`${prefix}-`));
+    assert.deepStrictEqual(
+      made,
+      ["a-0", "a-1", "a-2", "b-0", "b-1", "b-2"].map((s) => `${prefix}-${s}`),
     );
-    console.log(out.join(""), err?.message, Date.now() - started);
+    await e!.stack.destroy();
+    assert.deepStrictEqual(
+      volumeNames(lab).filter((v) => v.startsWith(`${prefix}-`)),
+      [],
+    );
   });
 });
