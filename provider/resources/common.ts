@@ -122,12 +122,8 @@ export function planObject(host: HostConfig, kind: "pool" | "network", name: str
   if (!isUnknown(host) && !isUnknown(name)) planned.add(plannedKey(host, kind, name));
 }
 
-/** The warnings this process gave: each host that did not answer is named once, not once per resource. */
-const warned = new Set<string>();
-function warnOnce(line: string): void {
-  if (!warned.has(line)) warn(line);
-  warned.add(line);
-}
+/** The hosts this process warned did not answer: each is named once, not once per resource. */
+const warnedHosts = new Set<string>();
 
 /** How long a check waits on a host before its verdict: the host check's bound. */
 const CHECK_BOUND_MS = 15_000;
