@@ -162,9 +162,13 @@ export async function checkHostHealth(
   if (!h.ok && (h.class === "unreachable" || h.class === "timeout")) {
     // a host that is down fails its own resources when Pulumi acts on them, not the whole
     // preview or update: the other hosts of a fleet go ahead
-    warnOnce(
-      `${hostLabel(host)} did not answer (${h.error} [stage: ${h.stage}]); its resources were not checked against it and fail if it is still down when Pulumi acts on them; the other hosts' go ahead`,
-    );
+    const label = hostLabel(host);
+    if (!warnedHosts.has(label)) {
+      warn(
+        `${label} did not answer (${h.error} [stage: ${h.stage}]); its resources were not checked against it and fail if it is still down when Pulumi acts on them; the other hosts' go ahead`,
+      );
+    }
+    warnedHosts.add(label);
   } else if (!h.ok) {
     const property = h.stage === "pool" ? "pool" : h.stage === "network" ? "networkInterfaces" : "host";
     failures.push({ property, reason: `${h.error ?? "host check failed"} [stage: ${h.stage}]` });
