@@ -116,7 +116,7 @@ describe(`e2e [${leg.name}]: a fleet with one dead host`, function () {
     dead.close();
   });
 
-  it("up: the preview goes on with a warning naming the dead host; its resources fail naming it, the live hosts' are all made; destroy removes them", async () => {
+  it("up: the check warns naming the dead host and goes on; its resources fail naming it, the live hosts' are all made; destroy removes them", async () => {
     const deadHost = `root@127.0.0.1:${(dead.address() as net.AddressInfo).port}`;
     const out: string[] = [];
     await assert.rejects(e!.stack.up({ onOutput: (s) => out.push(s) }));
