@@ -4,6 +4,7 @@ import * as path from "path";
 import { explain, isLoginRefused, KvmError } from "../errors";
 import { warn } from "../log";
 import type { Libvirt } from "../libvirt/api";
+import type { HostHealth } from "../health/check";
 import { ResourceContext } from "./context";
 import { expandHome, HostConfig, resolveHost } from "../ssh/host";
 
@@ -122,6 +123,10 @@ export function planObject(host: HostConfig, kind: "pool" | "network", name: str
   if (!isUnknown(host) && !isUnknown(name)) planned.add(plannedKey(host, kind, name));
 }
 
+/** No answer at all (refused, timed out, no SSH handshake), as opposed to a host that answered no: a wrong login, key, socket or pool. */
+const didNotAnswer = (h: HostHealth) =>
+  (h.class === "unreachable" || h.class === "timeout") && (h.stage === "tcp" || h.stage === "ssh-handshake" || h.stage === "timeout");
+
 /** The hosts this process warned did not answer: each is named once, not once per resource. */
 const warnedHosts = new Set<string>();
 
@@ -159,7 +164,7 @@ export async function checkHostHealth(
     return {};
   }
   const h = await ctx.health(host, { pool, network, timeoutMs: CHECK_BOUND_MS }, ctx.pool);
-  if (!h.ok && (h.class === "unreachable" || h.class === "timeout")) {
+  if (!h.ok && didNotAnswer(h)) {
     // a host that is down fails its own resources when Pulumi acts on them, not the whole
     // preview or update: the other hosts of a fleet go ahead
     const label = hostLabel(host);
