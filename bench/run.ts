@@ -5,6 +5,7 @@ import * as os from "os";
 import { labEnv } from "../test/support/lab";
 import { callsBenchmark } from "./calls";
 import { fleetBenchmark } from "./fleet";
+import { fleetHostsBenchmark } from "./fleet-hosts";
 import { Benchmark, Row, tmpdir, writeResults } from "./harness";
 import { memoryBenchmark } from "./memory";
 import { sparseBenchmark } from "./sparse";
@@ -12,7 +13,7 @@ import { thinBenchmark } from "./thin";
 import { uploadBenchmark } from "./upload";
 import { urlBenchmark } from "./url";
 
-const all: Benchmark[] = [uploadBenchmark, thinBenchmark, urlBenchmark, sparseBenchmark, memoryBenchmark, callsBenchmark, fleetBenchmark];
+const all: Benchmark[] = [uploadBenchmark, thinBenchmark, urlBenchmark, sparseBenchmark, memoryBenchmark, callsBenchmark, fleetBenchmark, fleetHostsBenchmark];
 
 async function main(): Promise<void> {
   const lab = labEnv();

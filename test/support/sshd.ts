@@ -10,6 +10,8 @@ import { tempDir } from "./tmp";
 
 export interface TestSshd {
   port: number;
+  /** Its log (-E): one "Accepted publickey" line per login. */
+  log: string;
   /** Stops this sshd and waits until it has exited. */
   stop(): Promise<void>;
 }
@@ -33,10 +35,12 @@ export async function startSshd(lab: LabEnv, overrides: Record<string, string>):
   const pidFile = path.join(dir, "sshd.pid");
   const lines = [`Port ${port}`, `PidFile ${pidFile}`, ...base, ...Object.entries(overrides).map(([k, v]) => `${k} ${v}`)];
   fs.writeFileSync(path.join(dir, "sshd_config"), lines.join("\n") + "\n");
-  execFileSync("/usr/sbin/sshd", ["-f", path.join(dir, "sshd_config"), "-E", path.join(dir, "sshd.log")]);
+  const log = path.join(dir, "sshd.log");
+  execFileSync("/usr/sbin/sshd", ["-f", path.join(dir, "sshd_config"), "-E", log]);
   const pid = await pidFromFile(pidFile);
   return {
     port,
+    log,
     stop: async () => {
       await stopProcess(pid, "SIGTERM");
       fs.rmSync(dir, { recursive: true, force: true });
