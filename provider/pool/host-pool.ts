@@ -95,6 +95,11 @@ export class HostPool {
     return this.entry(config).handshakes;
   }
 
+  /** Starts dialing the host when it has no connection, without waiting: a failure is left for the next call to meet. */
+  dialAhead(config: HostConfig): void {
+    this.connection(config).catch(() => undefined);
+  }
+
   /** The live connection, dialing it first if needed. */
   async connection(config: HostConfig, signal?: AbortSignal): Promise<Connection> {
     const e = this.entry(config);

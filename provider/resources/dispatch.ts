@@ -8,6 +8,8 @@ import { processContext } from "./context";
 import { runLookup } from "./lookups";
 import type { HostConfig } from "../ssh/host";
 import { undeclaredInputs } from "./undeclared";
+import { dialAhead } from "./hosts-ahead";
+import { hostPool } from "../pool/host-pool";
 
 function kindOf(...values: ({ kvmKind?: unknown } | undefined)[]): KindModule {
   const kind = values.find((v) => v?.kvmKind)?.kvmKind;
@@ -27,6 +29,8 @@ async function crossing<T>(work: () => Promise<T>): Promise<T> {
 /** The kind's check, and every input it does not declare refused by name (undeclared.ts). */
 export const check = (olds: any, news: any) =>
   crossing(async () => {
+    // the hosts the program declared, dialled before their own checks come
+    dialAhead(hostPool);
     const { provider, declaration } = kindOf(news, olds);
     const result = await provider.check(olds, news);
     const undeclared = undeclaredInputs(declaration, news);

@@ -36,7 +36,7 @@ export function journalFile(): string {
  * The journal's directory, made when missing. A directory others can write to is refused:
  * anyone could plant a journal there, or swap the file for a link while it is written.
  */
-function journalDir(): string {
+export function journalDir(): string {
   const dir = path.dirname(journalFile());
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = fs.statSync(dir);

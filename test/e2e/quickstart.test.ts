@@ -4,7 +4,7 @@
 import * as assert from "assert";
 import * as fs from "fs";
 import * as path from "path";
-import { e2eStack, E2eStack, probesPerHost } from "../support/pulumi";
+import { diagnostics, e2eStack, E2eStack, probesPerHost } from "../support/pulumi";
 import { runCli } from "../support/cli";
 import { acceptedLogins } from "../support/hosts";
 import { fleetLabConfig, labEnv, quickstartLabConfig } from "../support/lab";
@@ -259,6 +259,10 @@ for (const leg of testLegs()) {
             [1, 1],
             "the check hooks of 8 resources per host cost one probe",
           );
+          for (const port of [lab.port, lab.port2]) {
+            // the program's hosts reach the provider, which dials them before their checks come
+            assert.match(diagnostics(out.join("")), new RegExp(`host=root@127\\.0\\.0\\.1:${port} dialled ahead of its first check`));
+          }
         } finally {
           await e.remove();
         }
