@@ -3,6 +3,7 @@
 // and DiffConfig with UNIMPLEMENTED and drops Configure's variables, so its gRPC service
 // is given these three handlers in place of its own when it is added to the server.
 import * as path from "path";
+import { hostPool } from "../provider/pool/host-pool";
 import type { HostConfig } from "../provider/ssh/host";
 import { changedSettings, providerHost, SETTINGS } from "./config";
 import { unwrapSecrets, wrapSecretFields } from "./secrets";
@@ -69,6 +70,9 @@ const handlers = {
       return;
     }
     configured = host;
+    // dialled now, in the background: each explicit provider of a fleet is its own process,
+    // configured before its resources' checks, which come one at a time and would each wait
+    if (host) hostPool.dialAhead(host);
     const response = new provproto.ConfigureResponse();
     response.setAcceptsecrets(true);
     response.setAcceptresources(true);

@@ -3,6 +3,7 @@
 // died, a one-slot dial semaphore, a cap on concurrent mutating operations, and probes
 // that never cut off the work sharing their link.
 import { KvmError } from "../errors";
+import { log } from "../log";
 import { Libvirt } from "../libvirt/api";
 import { AuthMaterialLoader } from "../ssh/auth-material";
 import { connect, Connection } from "./connection";
@@ -97,6 +98,9 @@ export class HostPool {
 
   /** Starts dialing the host when it has no connection, without waiting: a failure is left for the next call to meet. */
   dialAhead(config: HostConfig): void {
+    const e = this.entry(config);
+    if (e.live()) return;
+    log(`host=${e.host.label} dialled ahead of its first check`);
     this.connection(config).catch(() => undefined);
   }
 

@@ -12,7 +12,6 @@ import * as path from "path";
 import type { HostPool } from "../pool/host-pool";
 import type { HostConfig } from "../ssh/host";
 import { journalDir } from "./journal";
-import { log } from "../log";
 import { carriesSecret } from "./object-types";
 
 /** A file older than this is some earlier run's that ended without removing it. */
@@ -54,7 +53,7 @@ function engineOfThisProvider(): string | undefined {
 export const dialAhead = (() => {
   /** Per engine run's file: how far it was read, and the hosts dialled from it. */
   const files = new Map<string, { read: number; dialled: Set<string> }>();
-  return (pool: Pick<HostPool, "dialAhead" | "describe">, engine = engineOfThisProvider()): void => {
+  return (pool: Pick<HostPool, "dialAhead">, engine = engineOfThisProvider()): void => {
     if (!engine) return;
     const file = fileFor(engine);
     const seen = files.get(file) ?? { read: 0, dialled: new Set<string>() };
@@ -74,9 +73,7 @@ export const dialAhead = (() => {
       if (seen.dialled.has(line)) continue;
       seen.dialled.add(line);
       try {
-        const host = JSON.parse(line) as HostConfig;
-        log(`host=${pool.describe(host).label} dialled ahead of its first check`);
-        pool.dialAhead(host);
+        pool.dialAhead(JSON.parse(line) as HostConfig);
       } catch {
         // a line this version cannot read: that host dials at its check
       }

@@ -181,6 +181,10 @@ describe("e2e: the fleet example in YAML, one explicit kvm provider per host", f
       assert.deepStrictEqual(only(p.changeSummary), { create: 9 });
       const probes = probesPerHost(out.join(""));
       assert.deepStrictEqual([probes[`root@127.0.0.1:${lab.port}`], probes[`root@127.0.0.1:${lab.port2}`]], [1, 1], JSON.stringify(probes));
+      for (const port of [lab.port, lab.port2]) {
+        // each provider dials its host as it is configured, before its resources' checks
+        assert.match(out.join(""), new RegExp(`host=root@127\\.0\\.0\\.1:${port} dialled ahead of its first check`));
+      }
     } finally {
       await e.remove();
       fs.rmSync(dir, { recursive: true, force: true });
