@@ -6,6 +6,7 @@ import * as assert from "assert";
 import { HostHealth } from "../../provider/health/check";
 import { Libvirt } from "../../provider/libvirt/api";
 import { ResourceContext } from "../../provider/resources/context";
+import { setLogSink } from "../../provider/log";
 import { createVolumeProvider, VolumeInputs } from "../../provider/kinds/volume/lifecycle";
 
 const host = { address: "hv1.example.com", user: "root", privateKeyPath: "/nonexistent/key" };
@@ -99,5 +100,43 @@ describe("check with the host passed in", () => {
     );
     assert.match(r.failures[0].reason, /inactive.*\[stage: pool\]/);
     assert.strictEqual(c.probes, 0);
+  });
+  it("a host that gave no answer (tcp, SSH handshake, the probe's bound) fails no check: it warns once per host; a host that answered no fails it", async () => {
+    const warnings: string[] = [];
+    setLogSink((line, severity) => severity === "warning" && warnings.push(line));
+    try {
+      const check = (verdict: Partial<HostHealth>, address = host.address) => {
+        const { ctx } = context({ ok: false, ...verdict });
+        // what the check asks beyond health meets the same host, and gets no answer either
+        ctx.pool.probe = async () => {
+          throw new Error(verdict.error);
+        };
+        return createVolumeProvider(ctx).check({} as never, { host: { ...host, address }, name: "x", capacity: "1GiB" } as VolumeInputs);
+      };
+      for (const stage of ["tcp", "ssh-handshake", "timeout"] as const) {
+        const r = await check({ stage, class: stage === "tcp" ? "unreachable" : "timeout", error: `no answer at ${stage}` }, `${stage}.example.com`);
+        assert.deepStrictEqual(r.failures, [], stage);
+      }
+      await check({ stage: "tcp", class: "unreachable", error: "no answer at tcp" }, "tcp.example.com");
+      assert.deepStrictEqual(
+        warnings.map((w) => /root@(\S+) did not answer/.exec(w)?.[1]),
+        ["tcp.example.com", "ssh-handshake.example.com", "timeout.example.com"],
+        "one warning per host, however many of its resources are checked",
+      );
+      for (const verdict of [
+        { stage: "tcp", class: "permanent", error: "the name does not resolve" },
+        { stage: "ssh-handshake", class: "permanent", error: "did not accept the key" },
+        { stage: "libvirt-connect", class: "unreachable", error: "cannot open libvirt's socket" },
+      ] as const) {
+        const r = await check(verdict, "answered.example.com");
+        assert.deepStrictEqual(
+          r.failures.map((f) => f.property),
+          ["host"],
+          verdict.error,
+        );
+      }
+    } finally {
+      setLogSink(undefined);
+    }
   });
 });
