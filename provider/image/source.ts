@@ -6,6 +6,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { KvmError } from "../errors";
 import { fileData, Hole } from "./chunks";
+import { fileVersion, rememberDigests } from "./file-digest";
 import { Digests, HashThread } from "./hash-thread";
 import { displayUrl, DownloadError } from "./download";
 import { downloadInThread } from "./download-thread";
@@ -43,6 +44,7 @@ export interface ImageStream {
  */
 async function fileImage(file: string, sha512: boolean): Promise<ImageStream> {
   if (!fs.existsSync(file)) throw new KvmError("permanent", `${file} does not exist`, { property: "source.path", fix: "Give the path of a local image file" });
+  const version = fileVersion(file);
   const fileSize = fs.statSync(file).size;
   // the upload copies each read into its frames before it asks for the next; then the
   // hashing thread has it (holes as zeros), in the order of the file
@@ -68,6 +70,8 @@ async function fileImage(file: string, sha512: boolean): Promise<ImageStream> {
     yield* whole;
     const [sha256, sha512sum] = await hasher.digests();
     digests = { sha256, ...(sha512sum ? { sha512: sha512sum } : {}) };
+    // what was sent is the file's content only if the file stayed this version throughout
+    rememberDigests(file, version, digests);
   }
   return {
     header,

@@ -6,18 +6,18 @@
 // engine's address, which Pulumi gives both the program (PULUMI_NODEJS_ENGINE) and the dynamic
 // provider (its argument). It holds where each host is and how to log in by reference (key
 // paths, never key material or a passphrase: a host carrying those is not noted and dials at
-// its check), in the journal's directory, which only this user can write.
+// its check), in the state directory (state-dir.ts), which only this user can write.
 import * as fs from "fs";
 import * as path from "path";
 import type { HostPool } from "../pool/host-pool";
 import type { HostConfig } from "../ssh/host";
-import { journalDir } from "./journal";
+import { isOwnFile, stateDir } from "../state-dir";
 import { carriesSecret } from "./object-types";
 
 /** A file older than this is some earlier run's that ended without removing it. */
 const STALE_MS = 10 * 60_000;
 
-const fileFor = (engine: string) => path.join(journalDir(), `hosts-${engine.replace(/[^0-9A-Za-z.-]/g, "_")}.jsonl`);
+const fileFor = (engine: string) => path.join(stateDir(), `hosts-${engine.replace(/[^0-9A-Za-z.-]/g, "_")}.jsonl`);
 
 /** The program's side: notes `host` for the provider of this engine run (once per host; best effort). */
 export const noteHost = (() => {
@@ -61,7 +61,7 @@ export const dialAhead = (() => {
     let fresh: Buffer;
     try {
       const st = fs.statSync(file);
-      if (st.size <= seen.read || Date.now() - st.mtimeMs > STALE_MS || (typeof process.getuid === "function" && st.uid !== process.getuid())) return;
+      if (!isOwnFile(st) || st.size <= seen.read || Date.now() - st.mtimeMs > STALE_MS) return;
       fresh = fs.readFileSync(file).subarray(seen.read);
     } catch {
       return;

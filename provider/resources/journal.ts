@@ -5,9 +5,8 @@
 // others). An entry with the pid of a running process is that process's create in flight.
 import * as crypto from "crypto";
 import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
 import { warn } from "../log";
+import { isOwnFile, journalFile, stateDir } from "../state-dir";
 import type { JournalledKind } from "../kinds/objects";
 
 /** An object on a host: a volume (by what proves it, volume-identity.ts), a domain, pool or network (by its UUID, hex). */
@@ -28,26 +27,6 @@ export interface Entry extends Made {
   token?: string;
 }
 
-export function journalFile(): string {
-  return process.env.PULUMI_KVM_JOURNAL ?? path.join(os.homedir(), ".pulumi-kvm", "leftovers.json");
-}
-
-/**
- * The journal's directory, made when missing. A directory others can write to is refused:
- * anyone could plant a journal there, or swap the file for a link while it is written.
- */
-export function journalDir(): string {
-  const dir = path.dirname(journalFile());
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const st = fs.statSync(dir);
-  if (st.mode & 0o022 || (typeof process.getuid === "function" && st.uid !== process.getuid() && st.uid !== 0)) {
-    throw new Error(
-      `the pulumi-kvm journal's directory ${dir} can be written by other users (mode ${(st.mode & 0o777).toString(8)}); run chmod go-w ${dir}, or set PULUMI_KVM_JOURNAL to a file in a directory only you can write (default ~/.pulumi-kvm/leftovers.json)`,
-    );
-  }
-  return dir;
-}
-
 /** The entries, when the file is a regular file of this user's; anything else is not trusted. */
 export function readJournal(): Entry[] {
   const file = journalFile();
@@ -56,7 +35,7 @@ export function readJournal(): Entry[] {
     const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
     try {
       const st = fs.fstatSync(fd);
-      if (!st.isFile() || (typeof process.getuid === "function" && st.uid !== process.getuid())) {
+      if (!isOwnFile(st)) {
         warn(`ignoring the journal ${file}: it is not a file of this user's (someone else may have planted it)`);
         return [];
       }
@@ -93,7 +72,7 @@ export const inFlight = (e: Entry): boolean => !!e.pid && processRuns(e.pid);
 /** Written to a new temp file of an unguessable name (never through a link someone placed), then renamed over the journal. */
 function writeJournal(entries: Entry[]): void {
   const file = journalFile();
-  journalDir();
+  stateDir();
   const tmp = `${file}.${crypto.randomBytes(8).toString("hex")}.tmp`;
   const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
   try {
@@ -125,7 +104,7 @@ function lockHolder(lock: string): number | undefined {
  */
 async function lockJournal(): Promise<() => void> {
   const lock = `${journalFile()}.lock`;
-  journalDir();
+  stateDir();
   const mine = `${lock}.${crypto.randomBytes(8).toString("hex")}`;
   fs.writeFileSync(mine, String(process.pid), { mode: 0o600, flag: "wx" });
   try {
