@@ -8,12 +8,23 @@ import { fleetBenchmark } from "./fleet";
 import { fleetHostsBenchmark } from "./fleet-hosts";
 import { Benchmark, Row, tmpdir, writeResults } from "./harness";
 import { memoryBenchmark } from "./memory";
+import { previewImageBenchmark } from "./preview-image";
 import { sparseBenchmark } from "./sparse";
 import { thinBenchmark } from "./thin";
 import { uploadBenchmark } from "./upload";
 import { urlBenchmark } from "./url";
 
-const all: Benchmark[] = [uploadBenchmark, thinBenchmark, urlBenchmark, sparseBenchmark, memoryBenchmark, callsBenchmark, fleetBenchmark, fleetHostsBenchmark];
+const all: Benchmark[] = [
+  uploadBenchmark,
+  thinBenchmark,
+  urlBenchmark,
+  sparseBenchmark,
+  previewImageBenchmark,
+  memoryBenchmark,
+  callsBenchmark,
+  fleetBenchmark,
+  fleetHostsBenchmark,
+];
 
 async function main(): Promise<void> {
   const lab = labEnv();
