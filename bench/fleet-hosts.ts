@@ -2,8 +2,9 @@
 // Domains on them) on one host, or spread over 32 (the lab's two sshd and 30 more in front of
 // the same libvirtd), through the real CLI, and `pulumi-kvm health --stack` of each. The two
 // stacks take turns in each round; each command is timed as the user waits for it (the CLI's
-// whole run). Per command: SSH logins per host (sshd logs) and the dynamic provider's peak
-// RSS (/proc).
+// whole run). Per command: SSH logins per host (sshd logs), the dynamic provider's peak
+// RSS and the CPU each process spent (/proc): every "host" here shares this machine's cores,
+// so what the hosts' side (sshd, libvirtd) spends is measured beside the times.
 import * as fs from "fs";
 import * as path from "path";
 import { acceptedLogins } from "../test/support/hosts";
@@ -11,7 +12,7 @@ import { LabEnv, repoRoot } from "../test/support/lab";
 import { e2eStack, E2eStack } from "../test/support/pulumi";
 import { knownHostsFor, startSshd, TestSshd } from "../test/support/sshd";
 import { runCli } from "../test/support/cli";
-import { Benchmark, fmtRuns, interleaved, Row, timed } from "./harness";
+import { Benchmark, cpuByProcess, fmtRuns, interleaved, machineCpuSeconds, Row, timed } from "./harness";
 
 const HOSTS = 32;
 const RESOURCES = 64;
@@ -37,6 +38,19 @@ interface Command {
   /** SSH logins the command made on each host. */
   logins: number[];
   peakRssMiB: number;
+  /** CPU seconds by process name, and the whole machine's busy seconds. */
+  cpu: Map<string, number>;
+  busy: number;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** The median CPU seconds of each process name that spent at least 0.05 s (the CLI's node, the hosts' sshd and libvirtd …), and of the machine. */
+function cpuNote(commands: Command[]): string {
+  const names = [...new Set(commands.flatMap((c) => [...c.cpu.keys()]))];
+  const spent = names.map((n) => [n, median(commands.map((c) => c.cpu.get(n) ?? 0))] as const).filter(([, s]) => s >= 0.05);
+  const each = spent.sort((a, b) => b[1] - a[1]).map(([n, s]) => `${n} ${s.toFixed(2)}`);
+  return `CPU s: ${each.join(", ")}; machine busy ${median(commands.map((c) => c.busy)).toFixed(2)}`;
 }
 
 export const fleetHostsBenchmark: Benchmark = {
@@ -76,8 +90,10 @@ export const fleetHostsBenchmark: Benchmark = {
           for (const mib of providerRss().values()) peak = Math.max(peak, mib);
         }, 50);
         try {
-          const { seconds } = await timed(fn);
-          (seen[key] ??= []).push({ seconds, logins: logs.slice(0, n).map((l, i) => acceptedLogins(l) - before[i]), peakRssMiB: peak });
+          const busyBefore = machineCpuSeconds();
+          const { value: seconds, cpu } = await cpuByProcess(async () => (await timed(fn)).seconds);
+          const logins = logs.slice(0, n).map((l, i) => acceptedLogins(l) - before[i]);
+          (seen[key] ??= []).push({ seconds, logins, peakRssMiB: peak, cpu, busy: machineCpuSeconds() - busyBefore });
           return seconds;
         } finally {
           clearInterval(sampler);
@@ -112,8 +128,8 @@ export const fleetHostsBenchmark: Benchmark = {
         const rss = (key: string) => (command === "health" ? "" : `; provider peak RSS ${Math.max(...seen[key].map((c) => c.peakRssMiB)).toFixed(0)} MiB`);
         rows.push({
           benchmark: `\`${command === "health" ? "pulumi-kvm health --stack" : `pulumi ${command}`}\` of ${RESOURCES} resources (${RESOURCES / 2} blank Volumes, ${RESOURCES / 2} shut-off VMs) over ${HOSTS} hosts vs over 1 (real CLI, as the user waits; goal ≤ 1.3)`,
-          ours: `${fmtRuns(many)}; SSH logins per host per command ${Math.min(...logins)}–${Math.max(...logins)}${rss(`${command}-32`)}`,
-          baseline: `${fmtRuns(single)} on 1 host${rss(`${command}-1`)}`,
+          ours: `${fmtRuns(many)}; SSH logins per host per command ${Math.min(...logins)}–${Math.max(...logins)}${rss(`${command}-32`)}; ${cpuNote(seen[`${command}-32`])}`,
+          baseline: `${fmtRuns(single)} on 1 host${rss(`${command}-1`)}; ${cpuNote(seen[`${command}-1`])}`,
           ratio: many.median / single.median,
           ratioOf: `${HOSTS} hosts' time / 1 host's (medians)`,
           note: {

@@ -17,7 +17,7 @@ import { legEnv, legProject, programIn, testLegs } from "../support/package";
 import { installPlugin } from "../support/plugin";
 import { unroutedSubnet } from "../support/subnet";
 import { tempDir } from "../support/tmp";
-import { domainNames, networkNames, removeNetwork, virsh, volumeNames } from "../support/virsh";
+import { domainNames, mine, networkNames, removeNetwork, virsh, volumeNames } from "../support/virsh";
 
 const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
 
@@ -226,13 +226,13 @@ describe("e2e: an estate made with virsh, imported into a Pulumi YAML project", 
     assert.match(virsh(["dumpxml", "--inactive", names.vm]), /<currentMemory unit='KiB'>98304<\/currentMemory>/);
     assert.match(virsh(["dominfo", names.vm]), /State:\s+running/);
 
-    const domainsBefore = domainNames().filter((n) => n !== names.vm);
-    const volumesBefore = volumeNames(lab()).filter((n) => ![names.base, names.overlay, names.data].includes(n));
-    const networksBefore = networkNames().filter((n) => n !== names.net);
+    const domainsBefore = mine(domainNames()).filter((n) => n !== names.vm);
+    const volumesBefore = mine(volumeNames(lab())).filter((n) => ![names.base, names.overlay, names.data].includes(n));
+    const networksBefore = mine(networkNames()).filter((n) => n !== names.net);
     await e!.stack.destroy();
-    assert.deepStrictEqual(domainNames(), domainsBefore, "the imported domain went, no other");
-    assert.deepStrictEqual(volumeNames(lab()), volumesBefore, "the imported volumes went, no other");
-    assert.deepStrictEqual(networkNames(), networksBefore, "the imported network went, no other");
+    assert.deepStrictEqual(mine(domainNames()), domainsBefore, "the imported domain went, no other");
+    assert.deepStrictEqual(mine(volumeNames(lab())), volumesBefore, "the imported volumes went, no other");
+    assert.deepStrictEqual(mine(networkNames()), networksBefore, "the imported network went, no other");
   });
 
   it("fails the import of a provider without configuration, naming the settings", async () => {
@@ -288,13 +288,13 @@ describe("e2e: an estate made with virsh, imported into a Pulumi YAML project", 
       assert.deepStrictEqual([virsh(["domuuid", names.vm]), virsh(["net-uuid", names.net])], [ids.vm, ids.net], "the same domain and network");
       assert.match(virsh(["dominfo", names.vm]), /State:\s+running/);
 
-      const domainsBefore = domainNames().filter((n) => n !== names.vm);
-      const volumesBefore = volumeNames(lab()).filter((n) => ![names.base, names.overlay, names.data].includes(n));
-      const networksBefore = networkNames().filter((n) => n !== names.net);
+      const domainsBefore = mine(domainNames()).filter((n) => n !== names.vm);
+      const volumesBefore = mine(volumeNames(lab())).filter((n) => ![names.base, names.overlay, names.data].includes(n));
+      const networksBefore = mine(networkNames()).filter((n) => n !== names.net);
       await adopting.stack.destroy();
-      assert.deepStrictEqual(domainNames(), domainsBefore, "the adopted domain went, no other");
-      assert.deepStrictEqual(volumeNames(lab()), volumesBefore, "the adopted volumes went, no other");
-      assert.deepStrictEqual(networkNames(), networksBefore, "the adopted network went, no other");
+      assert.deepStrictEqual(mine(domainNames()), domainsBefore, "the adopted domain went, no other");
+      assert.deepStrictEqual(mine(volumeNames(lab())), volumesBefore, "the adopted volumes went, no other");
+      assert.deepStrictEqual(mine(networkNames()), networksBefore, "the adopted network went, no other");
     } finally {
       await adopting.stack.destroy().catch(() => undefined);
       await adopting.remove();

@@ -13,7 +13,7 @@ import { running } from "../support/pids";
 import { descendants, PulumiRun, runPulumi, until } from "../support/pulumi-process";
 import { labEnv } from "../support/lab";
 import { legProject, programFiles, programIn, testLegs, programEnv } from "../support/package";
-import { domainNames, virsh, volumeNames } from "../support/virsh";
+import { domainNames, mine, virsh, volumeNames } from "../support/virsh";
 import { tempDir } from "../support/tmp";
 
 const leg = testLegs()[0];
@@ -33,13 +33,13 @@ describe(`e2e [${leg.name}]: Ctrl-C during pulumi up`, function () {
   before(() => {
     // random bytes: an upload long enough to interrupt (no holes to skip)
     execFileSync("head", ["-c", String(1024 << 20), "/dev/urandom"], { stdio: ["ignore", fs.openSync(bigImage, "w"), "inherit"] });
-    volumesBefore = volumeNames(lab);
-    domainsBefore = domainNames();
+    volumesBefore = mine(volumeNames(lab));
+    domainsBefore = mine(domainNames());
   });
   after(() => {
     fs.rmSync(work, { recursive: true, force: true });
-    assert.deepStrictEqual(volumeNames(lab), volumesBefore, "no volume left behind");
-    assert.deepStrictEqual(domainNames(), domainsBefore, "no domain left behind");
+    assert.deepStrictEqual(mine(volumeNames(lab)), volumesBefore, "no volume left behind");
+    assert.deepStrictEqual(mine(domainNames()), domainsBefore, "no domain left behind");
   });
 
   async function userStack(config: Record<string, string>): Promise<E2eStack & { prefix: string }> {

@@ -11,7 +11,7 @@ import { e2eStack, E2eStack, probesPerHost } from "../support/pulumi";
 import { fleetLabConfig, labEnv, repoRoot } from "../support/lab";
 import { installPlugin, pluginVersion } from "../support/plugin";
 import { tempDir } from "../support/tmp";
-import { domainNames, virsh, volumeNames } from "../support/virsh";
+import { domainNames, filterNames, mine, virsh, volumeNames } from "../support/virsh";
 import { FileServer } from "../support/http-server";
 import { packageSchema } from "../../plugin/schema";
 
@@ -53,9 +53,9 @@ async function programStack(
   config: Record<string, string> = {},
 ): Promise<ProgramStack> {
   const lab = labEnv();
-  const volumesBefore = volumeNames(lab);
-  const domainsBefore = domainNames();
-  const filtersBefore = virsh(["nwfilter-list"]);
+  const volumesBefore = mine(volumeNames(lab));
+  const domainsBefore = mine(domainNames());
+  const filtersBefore = mine(filterNames());
   const dir = tempDir(`${name}-program-`);
   fs.cpSync(path.join(repoRoot, "test", "programs", name), dir, { recursive: true });
   prepare(dir);
@@ -73,9 +73,9 @@ async function programStack(
     ...e,
     async destroyLeavesNothing() {
       await e.stack.destroy();
-      assert.deepStrictEqual(domainNames(), domainsBefore, "no domain left");
-      assert.deepStrictEqual(volumeNames(lab), volumesBefore, "no volume left");
-      assert.strictEqual(virsh(["nwfilter-list"]), filtersBefore, "no network filter left");
+      assert.deepStrictEqual(mine(domainNames()), domainsBefore, "no domain left");
+      assert.deepStrictEqual(mine(volumeNames(lab)), volumesBefore, "no volume left");
+      assert.deepStrictEqual(mine(filterNames()), filtersBefore, "no network filter left");
     },
   };
 }

@@ -8,7 +8,7 @@ import * as net from "net";
 import { diagnostics, e2eStack, E2eStack } from "../support/pulumi";
 import { labEnv } from "../support/lab";
 import { legProject, programFiles, programIn, testLegs, programEnv } from "../support/package";
-import { domainNames, volumeNames } from "../support/virsh";
+import { domainNames, mine, volumeNames } from "../support/virsh";
 
 const leg = testLegs()[0];
 const lab = labEnv();
@@ -38,8 +38,8 @@ describe(`e2e [${leg.name}]: 30 resources on one host in one pulumi up`, functio
   const figures: string[] = [];
 
   before(async () => {
-    volumesBefore = volumeNames(lab);
-    domainsBefore = domainNames();
+    volumesBefore = mine(volumeNames(lab));
+    domainsBefore = mine(domainNames());
     const dir = programIn(legProject(leg), "load", programFiles("load"));
     e = await e2eStack(dir, prefix, { prefix }, { ...programEnv(legProject(leg)), PULUMI_KVM_LOG: "1" });
   });
@@ -88,8 +88,8 @@ describe(`e2e [${leg.name}]: 30 resources on one host in one pulumi up`, functio
     const down = await e!.stack.destroy();
     assert.strictEqual(down.summary.result, "succeeded");
     checkRun("delete", down.stdout);
-    assert.deepStrictEqual(volumeNames(lab), volumesBefore);
-    assert.deepStrictEqual(domainNames(), domainsBefore);
+    assert.deepStrictEqual(mine(volumeNames(lab)), volumesBefore);
+    assert.deepStrictEqual(mine(domainNames()), domainsBefore);
   });
 });
 

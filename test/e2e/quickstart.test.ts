@@ -9,9 +9,9 @@ import { runCli } from "../support/cli";
 import { acceptedLogins } from "../support/hosts";
 import { fleetLabConfig, labEnv, quickstartLabConfig } from "../support/lab";
 import { installedCli, isFirstLeg, itOnFirstLeg, legEnv, legProject, programIn, testLegs, programEnv } from "../support/package";
-import { startSshd } from "../support/sshd";
+import { knownHostsFor, startSshd } from "../support/sshd";
 import { tempDir } from "../support/tmp";
-import { domainNames, virsh, volumeNames, withForeignDomain } from "../support/virsh";
+import { domainNames, mine, virsh, volumeNames, withForeignDomain } from "../support/virsh";
 import { assertDomainXmlValid } from "../support/xml-schema";
 
 const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
@@ -41,8 +41,8 @@ for (const leg of testLegs()) {
 
     before(async () => {
       const lab = labEnv();
-      volumesBefore = volumeNames(lab);
-      domainsBefore = domainNames();
+      volumesBefore = mine(volumeNames(lab));
+      domainsBefore = mine(domainNames());
       program = quickstartProgram();
       e = await e2eStack(program, `e2e${tag}`, { ...quickstartLabConfig(), prefix }, legEnv(legProject(leg)));
     });
@@ -182,8 +182,8 @@ for (const leg of testLegs()) {
 
     it("destroys everything it made on the host", async () => {
       await e.stack.destroy();
-      assert.deepStrictEqual(volumeNames(labEnv()), volumesBefore);
-      assert.deepStrictEqual(domainNames(), domainsBefore);
+      assert.deepStrictEqual(mine(volumeNames(labEnv())), volumesBefore);
+      assert.deepStrictEqual(mine(domainNames()), domainsBefore);
     });
   });
 
@@ -236,35 +236,41 @@ for (const leg of testLegs()) {
 
       it("previews with one SSH connection and one daemon probe per host", async () => {
         const lab = labEnv();
+        // two sshd of its own in front of the lab's libvirtd, so that only this program's logins are counted
+        const hosts = [await startSshd(lab, {}), await startSshd(lab, {})];
         const fleet = programIn(legProject(leg), "fleet", {
           "examples/fleet/Pulumi.yaml": "examples/fleet/Pulumi.yaml",
           "examples/fleet/index.ts": "examples/fleet/index.ts",
         });
+        const ports = hosts.map((h) => h.port);
         const e = await e2eStack(
           path.join(fleet, "examples", "fleet"),
           `e2efleet${tag}`,
-          { ...fleetLabConfig(), count: "6" },
+          { ...fleetLabConfig(), portA: String(ports[0]), portB: String(ports[1]), knownHostsPath: knownHostsFor(lab, ports, fleet), count: "6" },
           { PULUMI_KVM_LOG: "1", ...programEnv(legProject(leg)) },
         );
         try {
-          const before = [acceptedLogins(lab.sshdLog), acceptedLogins(lab.sshdLog2)];
           const out: string[] = [];
           const p = await e.stack.preview({ onOutput: (s) => out.push(s) });
           assert.deepStrictEqual(only(p.changeSummary), { create: 1 + 2 + 6 + 6 });
           await new Promise((r) => setTimeout(r, 300));
-          assert.deepStrictEqual([acceptedLogins(lab.sshdLog) - before[0], acceptedLogins(lab.sshdLog2) - before[1]], [1, 1]);
+          assert.deepStrictEqual(
+            hosts.map((h) => acceptedLogins(h.log)),
+            [1, 1],
+          );
           const probes = probesPerHost(out.join(""));
           assert.deepStrictEqual(
-            [probes[`root@127.0.0.1:${lab.port}`], probes[`root@127.0.0.1:${lab.port2}`]],
+            ports.map((port) => probes[`root@127.0.0.1:${port}`]),
             [1, 1],
             "the check hooks of 8 resources per host cost one probe",
           );
-          for (const port of [lab.port, lab.port2]) {
+          for (const port of ports) {
             // the program's hosts reach the provider, which dials them before their checks come
             assert.match(diagnostics(out.join("")), new RegExp(`host=root@127\\.0\\.0\\.1:${port} dialled ahead of its first check`));
           }
         } finally {
           await e.remove();
+          for (const h of hosts) await h.stop();
         }
       });
     });

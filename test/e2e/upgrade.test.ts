@@ -7,7 +7,7 @@ import * as path from "path";
 import { labEnv, repoRoot } from "../support/lab";
 import { isFirstLeg, legProject, programFiles, programIn, projectWith, testLegs, programEnv } from "../support/package";
 import { e2eStack, E2eStack } from "../support/pulumi";
-import { domainNames, virsh, volumeNames } from "../support/virsh";
+import { domainNames, mine, virsh, volumeNames } from "../support/virsh";
 
 const only = (summary: Record<string, number | undefined>) => Object.fromEntries(Object.entries(summary).filter(([, n]) => n));
 const userFiles = programFiles("user");
@@ -29,8 +29,8 @@ for (const leg of testLegs().filter(isFirstLeg)) {
 
     it("moves Image, Volume and Domain to pulumi-nodejs:dynamic/kvm:* with no replace, and the new version destroys them", async () => {
       const lab = labEnv();
-      const volumesBefore = volumeNames(lab);
-      const domainsBefore = domainNames();
+      const volumesBefore = mine(volumeNames(lab));
+      const domainsBefore = mine(domainNames());
       const old = projectWith(path.join(repoRoot, "test", "fixtures", "pulumi-kvm-0.1.0.tgz"), leg);
       const prefix = `upg${tag}`;
       // today's user program; 0.1.0's types lack what later cases use, so its run only transpiles (as every test program's does)
@@ -54,8 +54,8 @@ for (const leg of testLegs().filter(isFirstLeg)) {
         assert.deepStrictEqual(only((await after.stack.preview()).changeSummary), { same: 4 });
 
         await after.stack.destroy();
-        assert.deepStrictEqual(volumeNames(lab), volumesBefore);
-        assert.deepStrictEqual(domainNames(), domainsBefore);
+        assert.deepStrictEqual(mine(volumeNames(lab)), volumesBefore);
+        assert.deepStrictEqual(mine(domainNames()), domainsBefore);
       } finally {
         await (after ?? before).stack.destroy().catch(() => undefined);
         await after?.remove();

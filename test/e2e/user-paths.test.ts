@@ -14,7 +14,7 @@ import { e2eStack, E2eStack } from "../support/pulumi";
 import { FileServer } from "../support/http-server";
 import { labEnv } from "../support/lab";
 import { itOnFirstLeg, legProject, programFiles, programIn, testLegs, programEnv } from "../support/package";
-import { domainNames, leases, virsh, volumeNames } from "../support/virsh";
+import { domainNames, leases, mine, virsh, volumeNames } from "../support/virsh";
 import { assertDomainXmlValid } from "../support/xml-schema";
 import { tempDir } from "../support/tmp";
 
@@ -54,12 +54,12 @@ for (const leg of testLegs()) {
     let domainsBefore: string[];
 
     before(() => {
-      volumesBefore = volumeNames(labEnv());
-      domainsBefore = domainNames();
+      volumesBefore = mine(volumeNames(labEnv()));
+      domainsBefore = mine(domainNames());
     });
     after(() => {
-      assert.deepStrictEqual(volumeNames(labEnv()), volumesBefore, "every case cleaned up its volumes");
-      assert.deepStrictEqual(domainNames(), domainsBefore, "every case cleaned up its domains");
+      assert.deepStrictEqual(mine(volumeNames(labEnv())), volumesBefore, "every case cleaned up its volumes");
+      assert.deepStrictEqual(mine(domainNames()), domainsBefore, "every case cleaned up its domains");
     });
 
     it("creates a minimal Domain (one disk; no NIC, cloud-init or waitForIp) and shows no diff after", async () => {
@@ -352,14 +352,14 @@ for (const leg of testLegs()) {
       const e = await userStack({ domain: "minimal" });
       const taken = `${e.prefix}-disk`;
       virsh(["vol-create-as", lab.pool, taken, "1M", "--format", "qcow2"]);
-      const volumes = volumeNames(lab);
+      const volumes = mine(volumeNames(lab));
       try {
         await assert.rejects(e.stack.preview(), (err: Error) => {
           assert.match(err.message, new RegExp(`volume "${taken}" in pool "${lab.pool}" already exists on root@127\\.0\\.0\\.1:${lab.port}`));
           assert.match(err.message, new RegExp(`virsh vol-delete --pool ${lab.pool} ${taken}`));
           return true;
         });
-        assert.deepStrictEqual(volumeNames(lab), volumes, "preview made nothing");
+        assert.deepStrictEqual(mine(volumeNames(lab)), volumes, "preview made nothing");
       } finally {
         virsh(["vol-delete", "--pool", lab.pool, taken]);
         await finish(e);

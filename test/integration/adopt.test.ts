@@ -20,7 +20,7 @@ import { unroutedSubnet } from "../support/subnet";
 import { tempDir } from "../support/tmp";
 
 describe("adopt", function () {
-  this.timeout(300_000);
+  this.timeout(600_000);
   const tag = `ad${process.pid}`;
   const tmp = tempDir("adopt-");
   const host = () => labHost(labEnv());
@@ -156,7 +156,7 @@ describe("adopt", function () {
       disks,
       networkInterfaces: [{ network: lab.network }],
       cloudInit: { hostname: name },
-      waitForIp: { timeout: "120s", source: "lease" },
+      waitForIp: { timeout: "240s", source: "lease" },
     });
     assert.ok(outs, err?.message);
     undo.push(() => domainProvider.delete(outs.uuid, outs));

@@ -10,7 +10,7 @@ import { checked } from "../support/checked";
 import { setLogSink } from "../../provider/log";
 import { labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
-import { domainNames, leases, virsh, volumeNames, withForeignDomain } from "../support/virsh";
+import { domainNames, leases, mine, virsh, volumeNames, withForeignDomain } from "../support/virsh";
 import { diskOf } from "../support/disks";
 import { tempDir } from "../support/tmp";
 
@@ -39,7 +39,7 @@ describe("Domain", function () {
 
   before(async () => {
     const lab = labEnv();
-    volumesBefore = volumeNames(lab);
+    volumesBefore = mine(volumeNames(lab));
     const inputs = await checked(imageProvider, { host: labHost(lab), name: `${tag}-base.qcow2`, source: { path: lab.image } } as ImageInputs);
     image = (await imageProvider.create(inputs)).outs;
   });
@@ -238,7 +238,7 @@ describe("Domain", function () {
     assert.strictEqual(outs.uuid, web.uuid);
     assert.strictEqual(outs.interfaces[0].mac, mac);
     assert.notStrictEqual(outs.seedVolume, web.seedVolume);
-    const vols = volumeNames(lab);
+    const vols = mine(volumeNames(lab));
     assert.ok(vols.includes(outs.seedVolume!) && !vols.includes(web.seedVolume!), `new seed in, old seed out: ${vols.join(", ")}`);
     assert.ok(virsh(["dumpxml", "--inactive", web.name]).includes(`/${outs.seedVolume}`));
     const lease = leases(lab.network).find((l) => l.mac === mac);
@@ -505,7 +505,7 @@ describe("Domain", function () {
     for (const v of volumes.splice(0)) await volumeProvider.delete(v.key, v);
     await imageProvider.delete(image.key, image);
     assert.ok(!domainNames().some((n) => n.startsWith(tag)));
-    assert.deepStrictEqual(volumeNames(lab), volumesBefore);
+    assert.deepStrictEqual(mine(volumeNames(lab)), volumesBefore);
     assert.deepStrictEqual(
       fs.readdirSync("/var/lib/libvirt/qemu/nvram").filter((f) => f.startsWith(tag)),
       [],

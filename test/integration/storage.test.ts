@@ -15,7 +15,7 @@ import { labEnv } from "../support/lab";
 import { FileServer } from "../support/http-server";
 import { knownHostsFor } from "../support/sshd";
 import { TcpProxy } from "../support/tcp-proxy";
-import { virsh, volumeNames } from "../support/virsh";
+import { mine, virsh, volumeNames } from "../support/virsh";
 import { tempDir } from "../support/tmp";
 
 const MiB = 1024 * 1024;
@@ -90,14 +90,14 @@ describe("Image and Volume", function () {
 
   it("refuses a URL's bytes with a wrong checksum, and deletes the volume they streamed into", async () => {
     const lab = labEnv();
-    const before = volumeNames(lab);
+    const before = mine(volumeNames(lab));
     const inputs = await checked(imageProvider, {
       host: labHost(lab),
       name: `${tag}-bad.qcow2`,
       source: { url: server.url(), sha256: "0".repeat(64) },
     } as ImageInputs);
     await assert.rejects(imageProvider.create(inputs), /source\.sha256.*not the expected 0{64}.*nothing was left on the host/s);
-    assert.deepStrictEqual(volumeNames(lab), before);
+    assert.deepStrictEqual(mine(volumeNames(lab)), before);
   });
 
   it("retries server errors, resumes broken bodies where they broke (Range), and gives up on 404", async () => {
@@ -115,13 +115,13 @@ describe("Image and Volume", function () {
     );
     assert.strictEqual(img.sha256, sha256(lab.image), "the resumed bytes make the same image");
     assert.strictEqual(virsh(["vol-info", "--pool", lab.pool, img.name, "--bytes"]).match(/Capacity:\s+(\d+)/)?.[1], String(img.capacityBytes));
-    const before = volumeNames(lab);
+    const before = mine(volumeNames(lab));
     const inputs = await checked(imageProvider, { host: labHost(lab), name: `${tag}-404.qcow2`, source: { url: server.url("missing.qcow2") } } as ImageInputs);
     await assert.rejects(imageProvider.create(inputs), /source\.url.*HTTP 404.*Check the URL/s);
     server.faults = ["truncate", "truncate", "truncate", "truncate"];
     const trunc = await checked(imageProvider, { host: labHost(lab), name: `${tag}-trunc.qcow2`, source: { url: server.url() } } as ImageInputs);
     await assert.rejects(imageProvider.create(trunc), /truncated/);
-    assert.deepStrictEqual(volumeNames(lab), before, "the volume the broken download streamed into is gone");
+    assert.deepStrictEqual(mine(volumeNames(lab)), before, "the volume the broken download streamed into is gone");
     // a server without ranges cannot resume: the image fails (and is removed), not corrupted
     server.ranges = false;
     server.faults = ["truncate"];
@@ -131,7 +131,7 @@ describe("Image and Volume", function () {
     } finally {
       server.ranges = true;
     }
-    assert.deepStrictEqual(volumeNames(lab), before);
+    assert.deepStrictEqual(mine(volumeNames(lab)), before);
   });
 
   it("creates an overlay over an image, grows it in place and reports a shrink as a replacement", async () => {
@@ -210,11 +210,11 @@ describe("Image and Volume", function () {
     const proxy = await TcpProxy.start(lab.port);
     try {
       const host = labHost(lab, { port: proxy.port, knownHostsPath: knownHostsFor(lab, [proxy.port], tmp) });
-      const before = volumeNames(lab);
+      const before = mine(volumeNames(lab));
       const inputs = await checked(imageProvider, { host, name: `${tag}-cut.raw`, source: { path: big } } as ImageInputs);
       proxy.cutAfter(64 * MiB); // mid-upload, whatever the speed
       await assert.rejects(imageProvider.create(inputs), /creating image default\/.*-cut\.raw/);
-      assert.deepStrictEqual(volumeNames(lab), before);
+      assert.deepStrictEqual(mine(volumeNames(lab)), before);
     } finally {
       await proxy.close();
     }
@@ -232,7 +232,7 @@ describe("Image and Volume", function () {
       const published = await image(`${tag}-sums.qcow2`, { url: server.url("image.qcow2"), checksumUrl: sums.url("SHA512SUMS") });
       assert.strictEqual(published.source.sha512, sha512, "check took the line of image.qcow2");
       assert.strictEqual(published.sha512, sha512);
-      const before = volumeNames(lab);
+      const before = mine(volumeNames(lab));
       const wrong = await checked(imageProvider, {
         host: labHost(lab),
         name: `${tag}-wrong512.qcow2`,
@@ -242,7 +242,7 @@ describe("Image and Volume", function () {
         imageProvider.create(wrong),
         (e: Error & { property?: string }) => e.property === "source.sha512" && /sha512 is [0-9a-f]{128}, not the expected 2{128}/.test(e.message),
       );
-      assert.deepStrictEqual(volumeNames(lab), before);
+      assert.deepStrictEqual(mine(volumeNames(lab)), before);
       const unlisted = await imageProvider.check(undefined, {
         host: labHost(lab),
         name: `${tag}-x.qcow2`,

@@ -17,7 +17,7 @@ import { FileServer } from "../support/http-server";
 import { diskOf } from "../support/disks";
 import { labHost } from "../support/hosts";
 import { labEnv } from "../support/lab";
-import { virsh, volumeNames } from "../support/virsh";
+import { mine, virsh, volumeNames } from "../support/virsh";
 import { tempDir } from "../support/tmp";
 
 describe("trust: formats are recorded, never probed", function () {
@@ -79,14 +79,14 @@ describe("trust: formats are recorded, never probed", function () {
   });
 
   it("refuses to copy it (libvirt would read it as the header says), naming cloneOf, and leaves nothing", async () => {
-    const before = volumeNames(labEnv());
+    const before = mine(volumeNames(labEnv()));
     const inputs = await checked(volumeProvider, { host: labHost(labEnv()), name: `${tag}-copy`, cloneOf: data.name, sourceFormat: "raw" } as VolumeInputs);
     await assert.rejects(volumeProvider.create(inputs), (e: Error & { property?: string }) => {
       assert.match(e.message, /cloneOf ".*-data" is raw, but its content carries a qcow2 header naming the file \/etc\/shadow/);
       assert.strictEqual(e.property, "cloneOf");
       return true;
     });
-    assert.deepStrictEqual(volumeNames(labEnv()), before);
+    assert.deepStrictEqual(mine(volumeNames(labEnv())), before);
   });
 
   it("makes an overlay of it with the base read as raw, recorded in the outputs, and a VM of the overlay gets that chain", async () => {
@@ -185,13 +185,13 @@ describe("trust: formats are recorded, never probed", function () {
       swap(file, original);
       const inputs = await image(`${tag}-pinned`, { path: file, sha256: sha(original) });
       swap(file, crypto.randomBytes(4 * MiB));
-      const before = volumeNames(labEnv());
+      const before = mine(volumeNames(labEnv()));
       await assert.rejects(imageProvider.create(inputs), (e: Error & { property?: string }) => {
         assert.match(e.message, new RegExp(`sha256 is [0-9a-f]{64}, not the expected ${sha(original)}`));
         assert.strictEqual(e.property, "source.sha256");
         return true;
       });
-      assert.deepStrictEqual(volumeNames(labEnv()), before);
+      assert.deepStrictEqual(mine(volumeNames(labEnv())), before);
     });
 
     it("sends the header it checked when a qcow2 naming /etc/shadow is swapped in while the upload starts", async () => {
@@ -226,9 +226,9 @@ describe("trust: formats are recorded, never probed", function () {
       swap(file, crypto.randomBytes(4 * MiB));
       const inputs = await image(`${tag}-swapped`, { path: file });
       swap(file, hostileHead());
-      const before = volumeNames(labEnv());
+      const before = mine(volumeNames(labEnv()));
       await assert.rejects(imageProvider.create(inputs), /names a backing file \("\/etc\/shadow"\)/);
-      assert.deepStrictEqual(volumeNames(labEnv()), before);
+      assert.deepStrictEqual(mine(volumeNames(labEnv())), before);
     });
 
     it("records the sha256 of the bytes that reached the host, whatever the file held at check", async () => {

@@ -19,7 +19,7 @@ import { HostConfig } from "../../provider/ssh/host";
 import { labHost } from "../support/hosts";
 import { FileServer } from "../support/http-server";
 import { LabEnv, labEnv } from "../support/lab";
-import { domainNames, networkNames, poolNames, volumeNames } from "../support/virsh";
+import { domainNames, mine, networkNames, poolNames, volumeNames } from "../support/virsh";
 import { tempDir } from "../support/tmp";
 
 type Kind = "image" | "volume" | "domain" | "pool" | "network";
@@ -852,12 +852,12 @@ describe("bad inputs", function () {
 
   for (const c of cases) {
     it(`${c.kind}: ${c.what} → ${c.at} names ${c.property}`, async () => {
-      const volumes = volumeNames(ctx.lab);
-      const domains = domainNames();
+      const volumes = mine(volumeNames(ctx.lab));
+      const domains = mine(domainNames());
       // only a pool or network can make a pool or network
       const hostWide = c.kind === "pool" || c.kind === "network";
-      const pools = hostWide ? poolNames() : [];
-      const networks = hostWide ? networkNames() : [];
+      const pools = hostWide ? mine(poolNames()) : [];
+      const networks = hostWide ? mine(networkNames()) : [];
       const { kind, provider } = providers[c.kind];
       const news = { ...valid(ctx, c.kind), ...c.inputs(ctx), kvmKind: kind };
       const hang = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("hung for 60 s")), 60_000).unref());
@@ -881,11 +881,11 @@ describe("bad inputs", function () {
         assert.match(err.message, c.says);
         assert.doesNotMatch(err.message, /\n\s+at /, "no stack trace");
       }
-      assert.deepStrictEqual(volumeNames(ctx.lab), volumes, "volumes unchanged");
-      assert.deepStrictEqual(domainNames(), domains, "domains unchanged");
+      assert.deepStrictEqual(mine(volumeNames(ctx.lab)), volumes, "volumes unchanged");
+      assert.deepStrictEqual(mine(domainNames()), domains, "domains unchanged");
       if (hostWide) {
-        assert.deepStrictEqual(poolNames(), pools, "pools unchanged");
-        assert.deepStrictEqual(networkNames(), networks, "networks unchanged");
+        assert.deepStrictEqual(mine(poolNames()), pools, "pools unchanged");
+        assert.deepStrictEqual(mine(networkNames()), networks, "networks unchanged");
       }
     });
   }

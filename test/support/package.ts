@@ -65,8 +65,9 @@ function sourceFiles(): string[] {
 
 let tarball: string | undefined;
 
-/** `npm pack` of a clean copy of the sources; once per process. */
+/** `npm pack` of a clean copy of the sources; once per process, or once for the suite (KVM_TEST_TARBALL, suite.ts). */
 export function packedTarball(): string {
+  tarball ??= process.env.KVM_TEST_TARBALL;
   if (tarball) return tarball;
   const work = tempDir("kvm-pack-");
   const clone = path.join(work, "clone");

@@ -32,6 +32,24 @@ export function volumeNames(lab: LabEnv): string[] {
     .sort();
 }
 
+/**
+ * The names of this process's objects. Every test names what it makes after its process
+ * (`…${process.pid}…`), so a file comparing the lab before and after with others running
+ * beside it (npm test runs files in parallel) compares its own; the suite checks the whole lab.
+ */
+export function mine(names: string[]): string[] {
+  const pid = new RegExp(`(^|\\D)${process.pid}(\\D|$)`);
+  return names.filter((n) => pid.test(n));
+}
+
+export function filterNames(): string[] {
+  return virsh(["nwfilter-list"])
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/)[1])
+    .filter(Boolean)
+    .sort();
+}
+
 export function domainNames(): string[] {
   return virsh(["list", "--all", "--name"])
     .split("\n")
