@@ -6,9 +6,19 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 
-/** The journal of leftovers; its directory is the state directory (PULUMI_KVM_JOURNAL moves both). */
+/**
+ * The journal of leftovers; its directory is the state directory (PULUMI_KVM_JOURNAL moves both).
+ * Not leftovers.json: versions before 0.6.1 remove every entry of that file for a host before
+ * they create on it, another process's create in flight included.
+ */
 export function journalFile(): string {
-  return process.env.PULUMI_KVM_JOURNAL ?? path.join(os.homedir(), ".pulumi-kvm", "leftovers.json");
+  return process.env.PULUMI_KVM_JOURNAL ?? path.join(os.homedir(), ".pulumi-kvm", "journal.json");
+}
+
+/** Where versions before 0.6.1 journal, beside the journal (none when that is the journal itself): their leftovers are still removed. */
+export function earlierJournalFile(): string | undefined {
+  const earlier = path.join(path.dirname(journalFile()), "leftovers.json");
+  return earlier === journalFile() ? undefined : earlier;
 }
 
 /** The state directory, made when missing; refused when others can write to it. */
@@ -18,7 +28,7 @@ export function stateDir(): string {
   const st = fs.statSync(dir);
   if (st.mode & 0o022 || (typeof process.getuid === "function" && st.uid !== process.getuid() && st.uid !== 0)) {
     throw new Error(
-      `the pulumi-kvm journal's directory ${dir} can be written by other users (mode ${(st.mode & 0o777).toString(8)}); run chmod go-w ${dir}, or set PULUMI_KVM_JOURNAL to a file in a directory only you can write (default ~/.pulumi-kvm/leftovers.json)`,
+      `the pulumi-kvm journal's directory ${dir} can be written by other users (mode ${(st.mode & 0o777).toString(8)}); run chmod go-w ${dir}, or set PULUMI_KVM_JOURNAL to a file in a directory only you can write (default ~/.pulumi-kvm/journal.json)`,
     );
   }
   return dir;

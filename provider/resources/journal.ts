@@ -6,7 +6,7 @@
 import * as crypto from "crypto";
 import * as fs from "fs";
 import { warn } from "../log";
-import { isOwnFile, journalFile, stateDir } from "../state-dir";
+import { earlierJournalFile, isOwnFile, journalFile, stateDir } from "../state-dir";
 import type { JournalledKind } from "../kinds/objects";
 
 /** An object on a host: a volume (by what proves it, volume-identity.ts), a domain, pool or network (by its UUID, hex). */
@@ -28,8 +28,7 @@ export interface Entry extends Made {
 }
 
 /** The entries, when the file is a regular file of this user's; anything else is not trusted. */
-export function readJournal(): Entry[] {
-  const file = journalFile();
+export function readJournal(file = journalFile()): Entry[] {
   let text: string;
   try {
     const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
@@ -56,6 +55,12 @@ export function readJournal(): Entry[] {
   }
 }
 
+/** The journal's entries, and the leftovers an earlier version journalled beside it (changeJournal moves them in). */
+export function journalEntries(): Entry[] {
+  const earlier = earlierJournalFile();
+  return [...readJournal(), ...(earlier ? readJournal(earlier).filter((e) => !inFlight(e)) : [])];
+}
+
 /** Whether process `pid` runs (on this machine). */
 function processRuns(pid: number): boolean {
   try {
@@ -70,8 +75,7 @@ function processRuns(pid: number): boolean {
 export const inFlight = (e: Entry): boolean => !!e.pid && processRuns(e.pid);
 
 /** Written to a new temp file of an unguessable name (never through a link someone placed), then renamed over the journal. */
-function writeJournal(entries: Entry[]): void {
-  const file = journalFile();
+function writeJournal(entries: Entry[], file = journalFile()): void {
   stateDir();
   const tmp = `${file}.${crypto.randomBytes(8).toString("hex")}.tmp`;
   const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
@@ -102,8 +106,8 @@ function lockHolder(lock: string): number | undefined {
  * its holder is gone: the file appears with its pid in it (linked from a file written
  * first), so a lock naming no live process is stale.
  */
-async function lockJournal(): Promise<() => void> {
-  const lock = `${journalFile()}.lock`;
+async function lockJournal(file = journalFile()): Promise<() => void> {
+  const lock = `${file}.lock`;
   stateDir();
   const mine = `${lock}.${crypto.randomBytes(8).toString("hex")}`;
   fs.writeFileSync(mine, String(process.pid), { mode: 0o600, flag: "wx" });
@@ -117,7 +121,7 @@ async function lockJournal(): Promise<() => void> {
       }
       if (Date.now() - started > LOCK_PATIENCE_MS) {
         throw new Error(
-          `the pulumi-kvm journal ${journalFile()} has been locked for over ${LOCK_PATIENCE_MS / 1000} s by process ${holder}, which still runs; if it hangs, stop it, then try again`,
+          `the pulumi-kvm journal ${file} has been locked for over ${LOCK_PATIENCE_MS / 1000} s by process ${holder}, which still runs; if it hangs, stop it, then try again`,
         );
       }
       await new Promise((r) => setTimeout(r, 50));
@@ -141,12 +145,29 @@ function linked(file: string, lock: string): boolean {
 
 let queue: Promise<unknown> = Promise.resolve();
 
-/** Changes the journal under the lock, one change at a time in this process too. */
+/**
+ * Changes the journal under the lock, one change at a time in this process too. The leftovers an
+ * earlier version journalled (entries no process makes) move into the journal first; what is in
+ * flight there stays, for its own process to forget.
+ */
 export function changeJournal(change: (entries: Entry[]) => Promise<Entry[]> | Entry[]): Promise<void> {
   const run = queue.then(async () => {
     const unlock = await lockJournal();
     try {
-      writeJournal(await change(readJournal()));
+      const earlier = earlierJournalFile();
+      if (!earlier || !fs.existsSync(earlier)) return writeJournal(await change(readJournal()));
+      const unlockEarlier = await lockJournal(earlier);
+      try {
+        const theirs = readJournal(earlier);
+        const leftovers = theirs.filter((e) => !inFlight(e));
+        // written here before it goes from there: a crash in between repeats an entry, never loses one
+        writeJournal(await change([...readJournal(), ...leftovers]));
+        const still = theirs.filter(inFlight);
+        if (still.length) writeJournal(still, earlier);
+        else fs.rmSync(earlier, { force: true });
+      } finally {
+        unlockEarlier();
+      }
     } finally {
       unlock();
     }

@@ -10,7 +10,7 @@ import { warn } from "../log";
 import { HostConfig } from "../ssh/host";
 import { hostLabel, hostPlace } from "./common";
 import { HostAccess } from "./context";
-import { changeJournal, Entry, inFlight, Made, readJournal } from "./journal";
+import { changeJournal, Entry, inFlight, journalEntries, Made } from "./journal";
 import { journalFile } from "../state-dir";
 import { isLibvirtError, Libvirt, LibvirtError } from "../libvirt/api";
 import type { JournalledObject } from "./object-kind";
@@ -160,7 +160,7 @@ const sameEntry = (a: Entry, b: Entry) => (a.token || b.token ? a.token === b.to
  */
 export async function clearLeftovers(host: HostConfig, lv: Libvirt): Promise<void> {
   const place = hostPlace(host);
-  const leftovers = readJournal().filter((e) => e.place === place && !inFlight(e));
+  const leftovers = journalEntries().filter((e) => e.place === place && !inFlight(e));
   const settled: Entry[] = [];
   for (const e of leftovers) {
     const result = await removeLeftover(lv, e, hostLabel(host)).catch(() => "failed" as const);
@@ -186,7 +186,7 @@ function reportLeftAlone(host: string, l: Made, why: "other" | "unproven"): void
  */
 export async function isJournalled(lv: Libvirt, host: HostConfig, kind: Made["kind"], name: string, pool?: string): Promise<boolean> {
   const place = hostPlace(host);
-  const entries = readJournal().filter(
+  const entries = journalEntries().filter(
     (e) => e.place === place && !inFlight(e) && e.kind === kind && e.name === name && (kind !== "volume" || (e.pool ?? "default") === pool),
   );
   for (const e of entries) {

@@ -531,3 +531,45 @@ describe("leftover journal", () => {
     await making.kept();
   });
 });
+
+describe("the journal beside an earlier version's", () => {
+  // versions before 0.6.1 journal in leftovers.json and, before a create, remove every entry of it for their host
+  const dir = tempDir("journal-earlier-");
+  const file = path.join(dir, "journal.json");
+  const earlier = path.join(dir, "leftovers.json");
+  const place = JSON.stringify([host.address, 22, host.user, "", ""]);
+  const read = (f: string) => (fs.existsSync(f) ? (JSON.parse(fs.readFileSync(f, "utf8")) as { name: string; pid?: number }[]).map((e) => e.name) : []);
+  before(() => {
+    process.env.PULUMI_KVM_JOURNAL = file;
+    setLogSink(() => undefined);
+  });
+  after(() => {
+    delete process.env.PULUMI_KVM_JOURNAL;
+    setLogSink(undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("journals a create in flight where an earlier version never looks, and removes that version's leftovers, leaving its creates in flight to it", async () => {
+    const deadPid = spawnSync(process.execPath, ["-e", ""]).pid;
+    fs.writeFileSync(
+      earlier,
+      JSON.stringify([
+        { kind: "volume", pool: "default", name: "theirs-left", id: MARKER, place },
+        { kind: "volume", pool: "default", name: "theirs-dead", id: MARKER, place, pid: deadPid, token: "d" },
+        { kind: "volume", pool: "default", name: "theirs-in-flight", id: MARKER, place, pid: process.ppid, token: "f" },
+      ]),
+    );
+    const making = new Making(unreachable, host, 0);
+    await making.make({ kind: "volume", pool: "default", name: "ours", id: MARKER }, async () => {
+      assert.deepStrictEqual(read(file).sort(), ["ours", "theirs-dead", "theirs-left"], "ours in flight here, with the earlier version's leftovers moved in");
+      assert.deepStrictEqual(read(earlier), ["theirs-in-flight"], "an earlier version sweeping its file finds nothing of ours");
+      return { key: "/p/ours" };
+    });
+    await making.kept();
+    const proven = hostWith({ volKey: "/p/theirs-left", volMarker: MARKER });
+    await clearLeftovers(host, proven.lv);
+    assert.ok(proven.removed.includes("volume theirs-left"), "an earlier version's leftover is still removed when proven");
+    assert.ok(!read(file).includes("ours"), "ours forgotten once kept");
+    assert.deepStrictEqual(read(earlier), ["theirs-in-flight"], "its create in flight stays where its process forgets it");
+  });
+});
