@@ -15,7 +15,7 @@ import { tempDir } from "./tmp";
 /** Files that must have the lab to themselves (paths under dist/test). */
 const ALONE = [
   "reliability/chaos.test.js", // restarts libvirtd, kills sshd
-  "reliability/faults.test.js", // the same, one fault at a time
+  "reliability/daemon-faults.test.js", // the same, one fault at a time
   "integration/pool.test.js", // counts the logins the lab's sshd sees
   "integration/pools-networks.test.js", // reads the host's ARP table, which other files' VMs change
 ];

@@ -13,8 +13,20 @@ export function sshUri(lab: LabEnv, knownHosts = lab.knownHosts): string {
   return `qemu+libssh://${lab.user}@${lab.host}:${lab.port}/system?${q.toString()}`;
 }
 
+/**
+ * virsh, as an admin runs it. A pool busy with another client's upload or download refuses a
+ * refresh ("has asynchronous jobs running"), as it does an admin's: that is waited out (2 min),
+ * since files running in parallel upload into the lab's pool at any time.
+ */
 export function virsh(args: string[], uri = "qemu:///system"): string {
-  return execFileSync("virsh", ["-q", "-c", uri, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+  for (const until = Date.now() + 120_000; ;) {
+    try {
+      return execFileSync("virsh", ["-q", "-c", uri, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+    } catch (err) {
+      if (!/asynchronous jobs running/.test(String((err as { stderr?: string }).stderr)) || Date.now() > until) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
+    }
+  }
 }
 
 /** Removes a network as an admin would: stopped first when it runs (undefining a running one leaves it transient). */
