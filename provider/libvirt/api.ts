@@ -2,7 +2,7 @@
 // uses, derived from the table in calls.ts. Implemented over the RPC client
 // (rpc-libvirt.ts) and decorated by tracing.ts. Everything above this layer takes
 // libvirt's types, constants and errors from here, never from rpc/.
-import type { DhcpLease, DomainInterface, DomainRef, NetworkRef, PoolRef, SnapshotRef, VolumeRef } from "../rpc/types";
+import type { DhcpLease, DomainInterface, DomainRef, NetworkRef, PoolRef, SnapshotRef, TypedParam, VolumeRef } from "../rpc/types";
 import type { InboundStream } from "../rpc/inbound-stream";
 import type { DownloadOptions, TransferProgress, UploadChunk, UploadOptions } from "../rpc/stream";
 import type { Call, Calls } from "./calls";
@@ -15,6 +15,7 @@ export type {
   NetworkRef,
   PoolRef,
   SnapshotRef,
+  TypedParam,
   VolumeRef,
   UploadChunk,
   UploadOptions,
@@ -86,6 +87,18 @@ export const StartFlags = { PAUSED: 1 } as const;
 export const AddressSource = { LEASE: 0, AGENT: 1, ARP: 2 } as const;
 /** virDomainUndefineFlagsValues */
 export const UndefineFlags = { MANAGED_SAVE: 1, SNAPSHOTS_METADATA: 2, NVRAM: 4, CHECKPOINTS_METADATA: 16, TPM: 32 } as const;
+/** virDomainMigrateFlags */
+export const MigrateFlags = {
+  LIVE: 1,
+  PERSIST_DEST: 8,
+  UNDEFINE_SOURCE: 16,
+  NON_SHARED_DISK: 64,
+  NON_SHARED_INC: 128,
+  CHANGE_PROTECTION: 256,
+  OFFLINE: 1024,
+} as const;
+/** virTypedParameterType: the arms of a TypedParam's value */
+export const TypedParamType = { INT: 1, UINT: 2, LLONG: 3, ULLONG: 4, BOOLEAN: 6, STRING: 7 } as const;
 /** virDomainXMLFlags */
 export const DomainXmlFlags = { SECURE: 1, INACTIVE: 2 } as const;
 

@@ -10,6 +10,7 @@ import { fixedArray, int, uhyper, struct } from "../rpc/codec";
 import { procedure } from "../rpc/procedure";
 import { flags, noArgs, none, read } from "./call-rows";
 import { domainCalls } from "./calls-domain";
+import { migrationCalls } from "./calls-migration";
 import { networkCalls } from "./calls-network";
 import { snapshotCalls } from "./calls-snapshot";
 import { networkFilterCalls } from "./calls-network-filter";
@@ -65,6 +66,7 @@ export const calls = {
   ),
   ...storageCalls,
   ...domainCalls,
+  ...migrationCalls,
   ...networkCalls,
   ...snapshotCalls,
   ...networkFilterCalls,

@@ -75,6 +75,28 @@ export function fixedArray<T>(inner: Codec<T>, size: number): Codec<T[]> {
   };
 }
 
+type Arms = Record<number, Codec<any>>;
+type UnionOf<A extends Arms> = { [K in keyof A & number]: { type: K; value: Infer<A[K]> } }[keyof A & number];
+
+/** `union switch (int type)`: the discriminant word, then the arm it names; an arm not listed is refused. */
+export function union<A extends Arms>(arms: A): Codec<UnionOf<A>> {
+  const arm = (type: number): Codec<unknown> => {
+    const c = (arms as Record<number, Codec<unknown> | undefined>)[type];
+    if (!c) throw new RangeError(`union arm ${type} is not one of ${Object.keys(arms).join(", ")}`);
+    return c;
+  };
+  return {
+    encode: (w, v) => {
+      w.int(v.type);
+      arm(v.type).encode(w, v.value);
+    },
+    decode: (r) => {
+      const type = r.int();
+      return { type, value: arm(type).decode(r) } as UnionOf<A>;
+    },
+  };
+}
+
 type Fields = Record<string, Codec<any>>;
 type StructOf<F extends Fields> = { [K in keyof F]: Infer<F[K]> };
 

@@ -1,5 +1,5 @@
 // libvirt remote protocol structs (remote_protocol.x, virnetprotocol.x) as codecs.
-import { array, Codec, fixedOpaque, hyper, Infer, int, optional, string, struct, uint } from "./codec";
+import { array, Codec, fixedOpaque, hyper, Infer, int, optional, string, struct, uhyper, uint, union } from "./codec";
 
 export const REMOTE_STRING_MAX = 4194304;
 export const UUID_BUFLEN = 16;
@@ -56,3 +56,14 @@ export type DhcpLease = Infer<typeof dhcpLease>;
 
 /** virNetStreamHole: the payload of a STREAM_HOLE packet. */
 export const streamHole: Codec<{ length: bigint; flags: number }> = struct({ length: hyper, flags: uint });
+
+/**
+ * A typed parameter (remote_typed_param): a field name and a value whose type the union names
+ * (virTypedParameterType: 1 int, 2 uint, 3 llong, 4 ullong, 6 boolean, 7 string). The double
+ * arm (5) is not spoken: no call of ours passes or reads one.
+ */
+export const typedParam = struct({
+  field: nonnullString,
+  value: union({ 1: int, 2: uint, 3: hyper, 4: uhyper, 6: int, 7: nonnullString }),
+});
+export type TypedParam = Infer<typeof typedParam>;

@@ -32,6 +32,20 @@ export interface LabEnv {
   sshdPid: string;
   libvirtdPid: string;
   pulumiBin?: string;
+  /** Hypervisor B: a libvirtd of its own (own namespaces, pool and network under A's names), behind an sshd of its own. */
+  b: {
+    port: number;
+    socket: string;
+    /** virsh's URI for it from this machine. */
+    uri: string;
+    pool: string;
+    /** Its pool's directory as this machine sees it (B sees it at A's path). */
+    poolDir: string;
+    netns: string;
+    libvirtdPid: string;
+    /** Its address on the link between the two hypervisors, where A's qemu sends a migrating domain. */
+    migrationAddress: string;
+  };
   raw: Record<string, string>;
 }
 
@@ -85,6 +99,16 @@ export function labEnv(): LabEnv {
     sshdPid: need("KVM_LAB_SSHD_PID"),
     libvirtdPid: need("KVM_LAB_LIBVIRTD_PID"),
     pulumiBin: e.KVM_LAB_PULUMI_BIN,
+    b: {
+      port: Number(need("KVM_LAB_PORT_B")),
+      socket: need("KVM_LAB_SOCKET_B"),
+      uri: need("KVM_LAB_URI_B"),
+      pool: need("KVM_LAB_POOL_B"),
+      poolDir: need("KVM_LAB_POOL_DIR_B"),
+      netns: need("KVM_LAB_NETNS_B"),
+      libvirtdPid: need("KVM_LAB_LIBVIRTD_PID_B"),
+      migrationAddress: need("KVM_LAB_MIGRATION_ADDRESS_B"),
+    },
     raw: e,
   };
   return cached;

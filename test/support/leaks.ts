@@ -1,32 +1,42 @@
-// The lab's domains, networks, network filters, pools and volumes, listed before the first test and after the
-// last: the run fails naming anything it left. A test that leaks is a failing test, not a
-// silent after-hook. npm test (suite.ts) takes the lists around its phases; a run of some
-// files (mocha --require dist/test/support/leaks.js) has them as a root hook.
+// The lab's domains, networks, network filters, pools and volumes (and hypervisor B's), listed
+// before the first test and after the last: the run fails naming anything it left. A test that
+// leaks is a failing test, not a silent after-hook. npm test (suite.ts) takes the lists around
+// its phases; a run of some files (mocha --require dist/test/support/leaks.js) has them as a
+// root hook.
 import * as fs from "fs";
 import * as path from "path";
-import { domainNames, filterNames, networkNames, poolNames, virsh } from "./virsh";
+import { readEnvFile, repoRoot } from "./lab";
+import { filterNames, networkNames, virsh } from "./virsh";
 
-const repoRoot = path.resolve(__dirname, "..", "..", "..");
+/** The domains, and the volumes of every running pool, on the libvirtd at `uri`, each line prefixed by `host`. */
+function objectsOn(uri: string, host: string, out: Set<string>): void {
+  const list = (args: string[]) =>
+    virsh(args, uri)
+      .split("\n")
+      .map((l) => l.trim().split(/\s+/)[0])
+      .filter(Boolean);
+  for (const d of list(["list", "--all", "--name"])) out.add(`${host}domain ${d}`);
+  for (const p of list(["pool-list", "--all", "--name"])) {
+    out.add(`${host}pool ${p}`);
+    if (!/^\s*State:\s+running/m.test(virsh(["pool-info", p], uri))) continue;
+    virsh(["pool-refresh", p], uri);
+    for (const v of list(["vol-list", p])) out.add(`${host}volume ${p}/${v}`);
+  }
+}
 
-/** Every object on the lab, as "kind name" lines; undefined when the lab is not up. */
+/** Every object on the lab (hypervisor B's too), as "kind name" lines; undefined when the lab is not up. */
 export function inventory(): Set<string> | undefined {
-  if (!fs.existsSync(path.join(repoRoot, ".lab", "env"))) {
+  const envFile = path.join(repoRoot, ".lab", "env");
+  if (!fs.existsSync(envFile)) {
     if (process.env.KVM_LAB_REQUIRED === "1") throw new Error("the lab is required (KVM_LAB_REQUIRED=1) and not up: run scripts/lab up");
     return undefined;
   }
   const out = new Set<string>();
-  for (const d of domainNames()) out.add(`domain ${d}`);
+  objectsOn("qemu:///system", "", out);
   for (const n of networkNames()) out.add(`network ${n}`);
   for (const f of filterNames()) out.add(`network filter ${f}`);
-  for (const p of poolNames()) {
-    out.add(`pool ${p}`);
-    if (!/^\s*State:\s+running/m.test(virsh(["pool-info", p]))) continue;
-    virsh(["pool-refresh", p]);
-    for (const line of virsh(["vol-list", p]).split("\n")) {
-      const name = line.trim().split(/\s+/)[0];
-      if (name) out.add(`volume ${p}/${name}`);
-    }
-  }
+  const uriB = readEnvFile(envFile).KVM_LAB_URI_B;
+  if (uriB) objectsOn(uriB, "B: ", out);
   return out;
 }
 

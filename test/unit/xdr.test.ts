@@ -3,7 +3,7 @@ import { array, decode, encode, hyper, opaque, optional, string, struct, uhyper,
 import { LibvirtError } from "../../provider/rpc/errors";
 import { decodeHeader, encodePacket, MessageStatus, MessageType, Packet, PacketParser, Program } from "../../provider/rpc/packet";
 import { handshakeProcedures } from "../../provider/rpc/handshake";
-import { remoteError, streamHole } from "../../provider/rpc/types";
+import { remoteError, streamHole, typedParam } from "../../provider/rpc/types";
 import { padded, XdrWriter } from "../../provider/rpc/xdr";
 
 const hex = (b: Buffer) => b.toString("hex");
@@ -73,6 +73,18 @@ describe("XDR codecs", () => {
 
   it("encodes a stream hole as a hyper length and flags", () => {
     assert.strictEqual(hex(encode(streamHole, { length: 1n << 32n, flags: 0 })), "000000010000000000000000");
+  });
+
+  it("encodes a typed parameter as its field, its type word and that type's arm, and refuses an arm it does not speak", () => {
+    const uri = { field: "migrate_uri", value: { type: 7 as const, value: "tcp://b" } };
+    // "migrate_uri" (11 bytes + 1 pad), type 7, "tcp://b" (7 + 1 pad)
+    assert.strictEqual(hex(encode(typedParam, uri)), "0000000b" + hex(Buffer.from("migrate_uri\0")) + "00000007" + "00000007" + hex(Buffer.from("tcp://b\0")));
+    assert.deepStrictEqual(decode(typedParam, encode(typedParam, uri)), uri);
+    const bandwidth = { field: "bandwidth", value: { type: 4 as const, value: 1n << 40n } };
+    assert.deepStrictEqual(decode(typedParam, encode(typedParam, bandwidth)), bandwidth);
+    // a double (type 5) from a daemon: refused by name, not misread
+    const double = Buffer.concat([encode(string(16), "downtime"), Buffer.from("000000053ff0000000000000", "hex")]);
+    assert.throws(() => decode(typedParam, double), /union arm 5 is not one of 1, 2, 3, 4, 6, 7/);
   });
 
   it("keeps struct fields in declaration order", () => {
