@@ -14,7 +14,7 @@ import { diskOf } from "../support/disks";
 import { labHost } from "../support/hosts";
 import { labEnv, repoRoot } from "../support/lab";
 import { pidFromFile, stopProcess } from "../support/pids";
-import { virsh } from "../support/virsh";
+import { domainNames, virsh } from "../support/virsh";
 
 describe("live migration between the lab's two hypervisors", function () {
   this.timeout(300_000);
@@ -22,7 +22,7 @@ describe("live migration between the lab's two hypervisors", function () {
   const hostA = () => labHost(labEnv());
   const hostB = () => labHost(labEnv(), { port: labEnv().b.port, socketPath: labEnv().b.socket });
   const onB = (args: string[]) => virsh(args, labEnv().b.uri);
-  const namesOnB = () => onB(["list", "--all", "--name"]).split("\n").filter(Boolean);
+  const namesOnB = () => domainNames(labEnv().b.uri);
   const volumesOnB = () => {
     onB(["pool-refresh", labEnv().b.pool]);
     return onB(["vol-list", labEnv().b.pool])
@@ -85,7 +85,7 @@ describe("live migration between the lab's two hypervisors", function () {
     assert.deepStrictEqual(onB(["domiflist", vm.name]).match(/([0-9a-f]{2}:){5}[0-9a-f]{2}/g), macs, "the same MAC");
     assert.match(onB(["dominfo", vm.name]), /Persistent:\s+yes/, "defined on B, not only running there");
     assert.ok(volumesOnB().includes(`${vm.name}.raw`), "libvirt made the disk in B's pool and copied it");
-    assert.ok(!virsh(["list", "--all", "--name"]).split("\n").includes(vm.name), "A keeps nothing of the domain");
+    assert.ok(!domainNames().includes(vm.name), "A keeps nothing of the domain");
   });
 
   it("leaves the VM running on A and nothing on B when B's libvirtd dies between Prepare and Finish", async () => {

@@ -62,8 +62,9 @@ export function filterNames(): string[] {
     .sort();
 }
 
-export function domainNames(): string[] {
-  return virsh(["list", "--all", "--name"])
+/** The domains of the lab's libvirtd, or of the one at `uri` (hypervisor B's). */
+export function domainNames(uri?: string): string[] {
+  return virsh(["list", "--all", "--name"], uri)
     .split("\n")
     .map((l) => l.trim())
     .filter(Boolean)

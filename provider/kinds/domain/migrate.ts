@@ -53,7 +53,12 @@ export async function migrateLive(source: Libvirt, destination: Libvirt, dom: Do
   }
   const cancelled = failure !== undefined || !finished;
   // cancelled: the domain resumes on the source; otherwise the source lets it go
-  await source.migrateConfirm(dom, params, finished?.cookieOut ?? NO_COOKIE, flags, cancelled);
-  if (cancelled) throw failure;
-  return finished!.dom;
+  const confirmed = source.migrateConfirm(dom, params, finished?.cookieOut ?? NO_COOKIE, flags, cancelled);
+  if (!finished || failure !== undefined) {
+    // the error that stopped the migration is the one to tell, not the cancel's
+    await confirmed.catch(() => undefined);
+    throw failure;
+  }
+  await confirmed;
+  return finished.dom;
 }
