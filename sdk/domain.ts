@@ -117,7 +117,11 @@ export interface NetworkInterface {
 export interface DomainArgs {
   /**
    * The libvirt host and how to log in to it ([connection.md](connection.md)); its secrets stay secret.
-   * A change is only recorded. It replaces the resource on another address, port, user, socket or URI.
+   * Another address, port, user, socket or URI moves the VM there in an update, keeping its UUID, MACs,
+   * disks' contents and seed: live (libvirt's migration; the guest is not restarted) when it runs, its
+   * disks copied onto the Volumes of the same names made there first (give the Image and Volumes the new
+   * host too); the streams go to the new host's `migrationAddress`. A shut-off VM is not moved: start it
+   * first. Another user on the same machine is only recorded. A change is only recorded.
    */
   host: pulumi.Input<HostArgs>;
   /** The domain's name on the host. Default: the resource name. A change replaces the resource. */
@@ -293,7 +297,14 @@ export interface DomainArgs {
  * docs/resources.md.
  */
 export class Domain extends pulumi.dynamic.Resource {
-  /** The libvirt host and how to log in to it ([connection.md](connection.md)); its secrets stay secret. */
+  /**
+   * The libvirt host and how to log in to it ([connection.md](connection.md)); its secrets stay secret.
+   * Another address, port, user, socket or URI moves the VM there in an update, keeping its UUID, MACs,
+   * disks' contents and seed: live (libvirt's migration; the guest is not restarted) when it runs, its
+   * disks copied onto the Volumes of the same names made there first (give the Image and Volumes the new
+   * host too); the streams go to the new host's `migrationAddress`. A shut-off VM is not moved: start it
+   * first. Another user on the same machine is only recorded.
+   */
   public readonly host!: pulumi.Output<Host>;
   /** The domain's name on the host. */
   public readonly name!: pulumi.Output<string>;

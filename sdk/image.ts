@@ -8,7 +8,8 @@ import { imageInputs, localVirtualSize } from "./image-inputs";
 export interface ImageArgs {
   /**
    * The libvirt host and how to log in to it ([connection.md](connection.md)); its secrets stay secret.
-   * A change is only recorded. It replaces the resource on another address, port, user, socket or URI.
+   * A change is only recorded. It replaces the resource on another address, port, user, socket or URI
+   * (made there before the old one goes).
    */
   host: pulumi.Input<HostArgs>;
   /** The storage pool it goes into. Default: `"default"`. A change replaces the resource. */

@@ -7,7 +7,8 @@ import { MODULE, registered } from "./resource-type";
 export interface NetworkFilterArgs {
   /**
    * The libvirt host and how to log in to it ([connection.md](connection.md)); its secrets stay secret.
-   * A change is only recorded. It replaces the resource on another address, port, user, socket or URI.
+   * A change is only recorded. It replaces the resource on another address, port, user, socket or URI
+   * (made there before the old one goes).
    */
   host: pulumi.Input<HostArgs>;
   /** The filter's name on the host. Default: the resource name. A change replaces the resource. */

@@ -9,7 +9,8 @@ import { snapshotInputs } from "./snapshot-inputs";
 export interface SnapshotArgs {
   /**
    * The libvirt host and how to log in to it ([connection.md](connection.md)); its secrets stay secret.
-   * A change is only recorded. It replaces the resource on another address, port, user, socket or URI.
+   * A change is only recorded. It replaces the resource on another address, port, user, socket or URI
+   * (made there before the old one goes).
    */
   host: pulumi.Input<HostArgs>;
   /**

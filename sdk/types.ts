@@ -38,6 +38,11 @@ export interface HostArgs {
   keepaliveInterval?: pulumi.Input<number>;
   /** Keepalives that may go unanswered (default 3). */
   keepaliveCount?: pulumi.Input<number>;
+  /**
+   * Where a Domain moving to this host sends its memory and disks: an address of this host that the old
+   * host reaches (default `address`); the streams go host to host, not through SSH.
+   */
+  migrationAddress?: pulumi.Input<string>;
 }
 
 /** How to reach a libvirt host over SSH (docs/connection.md). As outputs hold it. */
@@ -77,6 +82,11 @@ export interface Host {
   keepaliveInterval?: number;
   /** Keepalives that may go unanswered (default 3). */
   keepaliveCount?: number;
+  /**
+   * Where a Domain moving to this host sends its memory and disks: an address of this host that the old
+   * host reaches (default `address`); the streams go host to host, not through SSH.
+   */
+  migrationAddress?: string;
 }
 
 /**

@@ -9,7 +9,8 @@ import { volumeInputs, diskBacking } from "./volume-inputs";
 export interface VolumeArgs {
   /**
    * The libvirt host and how to log in to it ([connection.md](connection.md)); its secrets stay secret.
-   * A change is only recorded. It replaces the resource on another address, port, user, socket or URI.
+   * A change is only recorded. It replaces the resource on another address, port, user, socket or URI
+   * (made there before the old one goes).
    */
   host: pulumi.Input<HostArgs>;
   /** The storage pool it goes into. Default: `"default"`. A change replaces the resource. */

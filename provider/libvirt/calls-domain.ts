@@ -5,6 +5,15 @@ import { domainInterface, domainRef, nonnullString, remoteString, uuid } from ".
 import type { DomainRef } from "../rpc/types";
 import { BLOCK_RESIZE_BYTES, dom, flags, hex, inbound, LIST_MAX, none, nothing, read, write, Impact, MetadataType } from "./call-rows";
 
+/** A call given one device's XML (attach, detach, update), applied to the running VM, its definition or both. */
+const deviceCall = (num: number, name: string) =>
+  write(
+    procedure(num, name, struct({ dom: domainRef, xml: nonnullString, flags }), none),
+    (d: DomainRef, xml: string, impact: number) => ({ dom: d, xml, flags: impact }),
+    nothing,
+    { ids: (d, _xml, impact) => ({ domain: dom(d), impact }), xml: ([, xml]) => xml },
+  );
+
 export const domainCalls = {
   // domains
   listDomains: read(
@@ -82,18 +91,10 @@ export const domainCalls = {
     nothing,
     { ids: (d, kib, impact) => ({ domain: dom(d), kib, impact }) },
   ),
-  attachDevice: write(
-    procedure(160, "virDomainAttachDeviceFlags", struct({ dom: domainRef, xml: nonnullString, flags }), none),
-    (d: DomainRef, xml: string, impact: number) => ({ dom: d, xml, flags: impact }),
-    nothing,
-    { ids: (d, _xml, impact) => ({ domain: dom(d), impact }), xml: ([, xml]) => xml },
-  ),
-  detachDevice: write(
-    procedure(161, "virDomainDetachDeviceFlags", struct({ dom: domainRef, xml: nonnullString, flags }), none),
-    (d: DomainRef, xml: string, impact: number) => ({ dom: d, xml, flags: impact }),
-    nothing,
-    { ids: (d, _xml, impact) => ({ domain: dom(d), impact }), xml: ([, xml]) => xml },
-  ),
+  attachDevice: deviceCall(160, "virDomainAttachDeviceFlags"),
+  detachDevice: deviceCall(161, "virDomainDetachDeviceFlags"),
+  /** Changes a device in place (a NIC's link state): the device XML names it by its MAC or target. */
+  updateDevice: deviceCall(174, "virDomainUpdateDeviceFlags"),
   /** A domain's state and reason (DomainState, and the reason enum of that state). */
   domainState: read(
     procedure(212, "virDomainGetState", struct({ dom: domainRef, flags }), struct({ state: int, reason: int })),

@@ -200,6 +200,11 @@ export function sameHost(a: HostConfig | undefined, b: HostConfig | undefined): 
   return hostPlace(a) === hostPlace(b);
 }
 
+/** The same machine, socket and URI, whoever logs in (another user on it sees the same libvirt objects). */
+export function sameMachine(a: HostConfig | undefined, b: HostConfig | undefined): boolean {
+  return sameHost(a && { ...a, user: undefined }, b && { ...b, user: undefined });
+}
+
 /** A value's canonical form: keys sorted, absent (undefined) members dropped. */
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map((x) => canonical(x) ?? null);

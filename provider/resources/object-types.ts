@@ -55,6 +55,10 @@ const host: ObjectType<HostConfig> = {
     connectTimeout: { type: "number", doc: "seconds for the SSH and the libvirt handshake (default 20)" },
     keepaliveInterval: { type: "number", doc: "seconds between keepalives (default 5): a link silent for interval × (count + 1) seconds is redialled" },
     keepaliveCount: { type: "integer", doc: "keepalives that may go unanswered (default 3)" },
+    migrationAddress: {
+      type: "string",
+      doc: "where a Domain moving to this host sends its memory and disks: an address of this host that the old host reaches (default `address`); the streams go host to host, not through SSH",
+    },
   },
 };
 

@@ -131,23 +131,40 @@ export function changedOf<I extends object, O extends object>(decl: Declaration<
     .map((c) => c.name);
 }
 
-/** diff, derived: a change of any property, the replaces by class, delete-first when the name stays. */
+/**
+ * diff, derived: a change of any property, the replaces by class, delete-first only when the
+ * replacement takes the same name on the same host (on another host both can exist at once,
+ * so the new one is made first and the old one stays until it is).
+ */
 export function diffOf<I extends object, O extends object>(decl: Declaration<I, O>, olds: O, news: I): DiffResult {
   const changed = changedProperties(decl, olds, news);
   const replaces = changed.filter((c) => c.change === "replace").map((c) => c.name);
-  const sameName = decl.namedBy.every((k) => deepEqual((olds as Values)[k], (news as Values)[k]));
-  return { changes: changed.length > 0 || !!decl.drifted?.(olds), replaces, deleteBeforeReplace: replaces.length > 0 && sameName };
+  const samePlace =
+    decl.namedBy.every((k) => deepEqual((olds as Values)[k], (news as Values)[k])) && sameHost((olds as Values).host as never, (news as Values).host as never);
+  return { changes: changed.length > 0 || !!decl.drifted?.(olds), replaces, deleteBeforeReplace: replaces.length > 0 && samePlace };
 }
 
-/** The connection, as every kind declares it: another machine or socket replaces, another login is recorded. */
-export function hostProperty<I extends { host: unknown }, O extends { host: unknown }>(): Property<I, O> {
+/**
+ * The connection, as every kind declares it: another login is recorded; another machine or
+ * socket replaces the object, made there first, or, for a kind that `moves` (a Domain), moves
+ * it there in an update (what `moves` says).
+ */
+export function hostProperty<I extends { host: unknown }, O extends { host: unknown }>(moves?: string): Property<I, O> {
+  const doc = "the libvirt host and how to log in to it ([connection.md](connection.md)); its secrets stay secret";
   return {
     type: "Host",
-    doc: "the libvirt host and how to log in to it ([connection.md](connection.md)); its secrets stay secret",
+    doc: moves ? `${doc}. Another address, port, user, socket or URI ${moves}` : doc,
     required: true,
     change: "record",
     same: (o, n) => sameLogin(o.host as never, n.host as never),
-    replaceWhen: { doc: "another address, port, user, socket or URI", test: (o, n) => !sameHost(o.host as never, n.host as never) },
+    ...(moves
+      ? {}
+      : {
+          replaceWhen: {
+            doc: "another address, port, user, socket or URI (made there before the old one goes)",
+            test: (o: O, n: I) => !sameHost(o.host as never, n.host as never),
+          },
+        }),
   };
 }
 

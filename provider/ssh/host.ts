@@ -35,6 +35,8 @@ export interface HostConfig {
   /** SSH and libvirt keepalive interval, seconds; the link is declared dead after `keepaliveCount` misses. */
   keepaliveInterval?: number;
   keepaliveCount?: number;
+  /** Where a Domain moving to this host sends its memory and disks: an address of it the old host reaches (default `address`). */
+  migrationAddress?: string;
 }
 
 export interface Jump {

@@ -154,7 +154,7 @@ export function legEnv(p: LegProject): { PATH: string } {
 }
 
 /** The test programs (test/programs) whose runs skip ts-node's type check: the package e2e type-checks them once per leg. */
-export const TEST_PROGRAMS = ["user", "cloud", "load", "chaos", "hypervisor", "dead-host"] as const;
+export const TEST_PROGRAMS = ["user", "cloud", "load", "chaos", "hypervisor", "dead-host", "migrate"] as const;
 
 /**
  * Environment for Pulumi runs of a test program: the leg's, with ts-node transpiling only

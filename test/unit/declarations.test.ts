@@ -7,6 +7,7 @@ import { classify, UNLISTED_CODE_CLASS } from "../../provider/errors";
 import { GONE_CODES, OBJECTS } from "../../provider/kinds/objects";
 import { KIND_NAMES } from "../../provider/kinds";
 import { check } from "../../provider/resources/dispatch";
+import { domainDeclaration } from "../../provider/kinds/domain/declaration";
 import { diffOf, Property, withDefaults } from "../../provider/resources/properties";
 import { LibvirtError } from "../../provider/rpc/errors";
 import { DECLARATIONS, DOCS_FILE, renderDocs } from "../support/property-docs";
@@ -167,7 +168,6 @@ const CHANGES: Record<string, Record<string, unknown>> = {
 const ESCALATIONS: Record<string, Record<string, unknown>> = {
   Image: { host: { ...host, address: "hv2" }, source: { path: "/img/debian.qcow2", sha256: "b".repeat(64) } },
   Volume: { host: { ...host, port: 2222 }, capacity: 2 ** 30 },
-  Domain: { host: { ...host, user: "admin" } },
   StoragePool: { host: { ...host, address: "hv2" } },
   Network: { host: { ...host, address: "hv2" }, dhcp: { start: "192.168.171.20", end: "192.168.171.99" } },
   Snapshot: { host: { ...host, address: "hv2" } },
@@ -208,7 +208,10 @@ describe("declarations", () => {
         if (p.replaceWhen) {
           it(`${name}: ${p.replaceWhen.doc} replaces`, () => {
             assert.ok(name in ESCALATIONS[decl.kind], `the test has no replacing value for ${decl.kind}.${name}: add one`);
-            assert.deepStrictEqual(diffOf(decl, olds, { ...olds, [name]: ESCALATIONS[decl.kind][name] }).replaces, [name]);
+            const d = diffOf(decl, olds, { ...olds, [name]: ESCALATIONS[decl.kind][name] });
+            assert.deepStrictEqual(d.replaces, [name]);
+            // on another host the replacement is made first; elsewhere the name decides
+            assert.strictEqual(d.deleteBeforeReplace, name !== "host" && !decl.namedBy.includes(name));
           });
         }
         if (p.default !== undefined) {
@@ -223,6 +226,12 @@ describe("declarations", () => {
       }
     });
   }
+
+  it("moves a Domain to another host in an update, not by a replacement", () => {
+    const olds = RECORDS.Domain;
+    const d = diffOf(domainDeclaration, olds as never, { ...olds, host: { ...host, address: "hv2" } } as never);
+    assert.deepStrictEqual(d, { changes: true, replaces: [], deleteBeforeReplace: false });
+  });
 
   it("routes an unknown kind to a clear error, not to some kind's code", async () => {
     for (const kvmKind of ["toString", "Checkpoint", undefined]) {

@@ -27,7 +27,9 @@ export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
     imported: { type: "boolean", doc: "made outside Pulumi and imported: proven by its UUID, without pulumi-kvm's marker", internal: true, optional: true },
   },
   properties: {
-    host: hostProperty(),
+    host: hostProperty(
+      "moves the VM there in an update, keeping its UUID, MACs, disks' contents and seed: live (libvirt's migration; the guest is not restarted) when it runs, its disks copied onto the Volumes of the same names made there first (give the Image and Volumes the new host too); the streams go to the new host's `migrationAddress`. A shut-off VM is not moved: start it first. Another user on the same machine is only recorded",
+    ),
     name: nameProperty("the domain's name on the host"),
     resourceName: resourceNameProperty(),
     type: { type: '"kvm" | "qemu"', doc: '`"qemu"` for software emulation (hosts without `/dev/kvm`)', default: "kvm", change: "replace" },

@@ -6,7 +6,7 @@ import * as crypto from "crypto";
 import { KvmError } from "../../errors";
 import { DomainRef, DomainXmlFlags, Impact, Libvirt } from "../../libvirt/api";
 import { diskDeviceXml, DiskSpec, interfaceDeviceXml, InterfaceSpec, parseDomainXml, targetNames } from "../../xml/domain";
-import { deepEqual } from "../../resources/common";
+import { deepEqual, sameMachine } from "../../resources/common";
 import type { DiskInput, DomainInputs, InterfaceInput } from "./types";
 import { findPool, findVolume } from "../../resources/storage";
 
@@ -55,7 +55,9 @@ export function deviceChanges(olds: DomainInputs, news: DomainInputs): DeviceCha
 }
 
 /** Whether a change of disks or NICs needs a restart (the declaration's escalation). */
-export const devicesNeedRestart = (olds: DomainInputs, news: DomainInputs) => deviceChanges(olds, news) === undefined;
+export const devicesNeedRestart = (olds: DomainInputs, news: DomainInputs) =>
+  // a move takes the same disks and NICs along (made anew on the other host): nothing to restart for
+  sameMachine(olds.host, news.host) && deviceChanges(olds, news) === undefined;
 
 /** A MAC for a NIC attached live, chosen here so the running VM and its definition get the same one. */
 const newMac = () => `52:54:00:${[...crypto.randomBytes(3)].map((b) => b.toString(16).padStart(2, "0")).join(":")}`;

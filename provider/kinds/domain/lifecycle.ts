@@ -23,6 +23,7 @@ import { interruptible } from "../../resources/interrupt";
 import { processContext, ResourceContext } from "../../resources/context";
 import { ResourceProvider } from "../../resources/types";
 import { applyLive, refusedRestart, reportPlan, updatePlan } from "./update";
+import { checkMove, moveDomain, movesHost } from "./move";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "../../resources/lifecycle";
 import { removeDomain } from "./object";
 import { Boot, definedNics, domainByUuid, findDomain, observe, observeStarted, ownedDomain, seedRecordOf } from "./observe";
@@ -60,6 +61,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
       // a domain new to the stack (or moving to a new name or host) must find its names free
       await checkNames(ctx.pool, failures, claimsOf, inputs, olds);
       const previous = recorded(olds);
+      if (previous) checkMove(previous, inputs, failures);
       const refused = previous && !failures.length ? refusedRestart(previous, inputs) : undefined;
       if (refused) failures.push(refused);
       return { inputs, failures };
@@ -123,7 +125,11 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
 
     read: (id, props) => readRecorded(ctx.pool, recordedDomain(props, id), id, props, (lv, dom) => observe(lv, dom, props, seedRecordOf(props))),
 
-    async update(id, olds, news) {
+    async update(id, recordedOlds, news) {
+      // another host: the VM moves there first, and the rest of the update applies there
+      const olds = movesHost(recordedOlds, news)
+        ? { ...recordedOlds, host: news.host, disks: news.disks, ...(await moveDomain(ctx.pool, id, recordedOlds, news)) }
+        : recordedOlds;
       // the newest credentials: a key rotated in this very update already applies
       const host = hostLabel(news.host);
       // a new seed is made under the journal: a failed update removes it

@@ -15,6 +15,8 @@ export interface LiveMigration {
    * over the same base, "none" when both hosts see the same storage.
    */
   copy: "all" | "top" | "none";
+  /** The definition the destination runs, from the source's (its disks' paths as the destination names them). */
+  destinationXml?: (sourceXml: string) => string;
 }
 
 const text = (field: string, value: string): TypedParam => ({ field, value: { type: TypedParamType.STRING, value } });
@@ -26,7 +28,7 @@ export async function migrateLive(source: Libvirt, destination: Libvirt, dom: Do
   const flags = MigrateFlags.LIVE | MigrateFlags.PERSIST_DEST | MigrateFlags.UNDEFINE_SOURCE | MigrateFlags.CHANGE_PROTECTION | copy;
   let params = [text("migrate_uri", `tcp://${how.address}`), text("destination_name", dom.name)];
   const begun = await source.migrateBegin(dom, params, flags);
-  params = [...params, text("destination_xml", begun.xml)];
+  params = [...params, text("destination_xml", how.destinationXml ? how.destinationXml(begun.xml) : begun.xml)];
   let prepared: Awaited<ReturnType<Libvirt["migratePrepare"]>>;
   try {
     prepared = await destination.migratePrepare(params, begun.cookieOut, flags);

@@ -40,22 +40,60 @@ export async function createSeed(
   const token = newHeadToken();
   const s = buildSeed(d.cloudInit!, d.name, `i-${crypto.randomBytes(8).toString("hex")}`);
   headMark(token).copy(s.iso, 0);
-  const pool = await lv.lookupPool(seedPoolFor(d));
+  return writeSeed(lv, seedPoolFor(d), name, s.iso, token, host, making, signal);
+}
+
+/**
+ * Copies the seed `seed` of host `from` to host `to` (a moving domain's) under the same name:
+ * the same bytes, so the same instance-id, and cloud-init does not run again there.
+ */
+export async function copySeed(
+  from: Libvirt,
+  to: Libvirt,
+  seed: SeedVolume,
+  toPool: string,
+  host: string,
+  making: Making,
+): Promise<SeedVolume & { path: string; fromPath: string }> {
+  const source = await findVolume(from, await from.lookupPool(seed.pool), seed.name);
+  if (!source) throw new KvmError("not-found", `seed volume "${seed.name}" is not in pool "${seed.pool}" any more`, { fix: "Run pulumi refresh" });
+  const chunks: Buffer[] = [];
+  for await (const chunk of from.downloadVolume(source)) chunks.push(chunk);
+  const iso = Buffer.concat(chunks);
+  const token = SEED_MARK.exec(iso.subarray(0, 64).toString("latin1"))?.[1];
+  return { ...(await writeSeed(to, toPool, seed.name, iso, token, host, making)), fromPath: await from.volumePath(source) };
+}
+
+/** headMark's form at a seed's start (older seeds have none). */
+const SEED_MARK = /^pulumi-kvm ([0-9a-f]{32})\n/;
+
+/** Makes the seed volume `name` in `poolName` through `making` and writes `iso` into it; its identity is its mtime once written. */
+async function writeSeed(
+  lv: Libvirt,
+  poolName: string,
+  name: string,
+  iso: Buffer,
+  token: string | undefined,
+  host: string,
+  making: Making,
+  signal?: AbortSignal,
+): Promise<SeedVolume & { path: string }> {
+  const pool = await lv.lookupPool(poolName);
   if (await findVolume(lv, pool, name)) {
     throw new KvmError("conflict", `seed volume "${name}" already exists in pool "${pool.name}"`, { host, fix: "Remove the stale seed volume on the host" });
   }
   // uploaded from memory: the user-data never touches this machine's disk
-  const xml = volumeXml({ name, capacityBytes: s.iso.length, format: "raw" });
+  const xml = volumeXml({ name, capacityBytes: iso.length, format: "raw" });
   // its identity before it exists: the mark its first bytes will hold; until they are written, its mtime when made
   const vol = await making.make(
-    { kind: "volume", pool: pool.name, name, id: `head:${token}` },
+    { kind: "volume", pool: pool.name, name, ...(token ? { id: `head:${token}` } : {}) },
     () => lv.createVolume(pool, xml),
     (v) => mtimeId(lv, v),
   );
   await lv.uploadVolume(
     vol,
     (async function* () {
-      yield { data: s.iso };
+      yield { data: iso };
     })(),
     { signal },
   );

@@ -1,0 +1,130 @@
+// A Domain whose host changes moves there in an update, not by a replacement: the same UUID,
+// MACs, disks' contents and seed. A running VM moves live (libvirt's migration over the
+// provider's connections to both hosts; the guest is not restarted), its disks copied onto the
+// Volumes of the same names the stack made on the new host first. A move that fails leaves the
+// VM running where it was and nothing of it on the new host; the next `up` tries again.
+import { explain, KvmError } from "../../errors";
+import { DomainRef, Impact, Libvirt } from "../../libvirt/api";
+import { log, warn } from "../../log";
+import { HostAccess } from "../../resources/context";
+import { Failures, hostLabel, isUnknown, sameMachine } from "../../resources/common";
+import { clearLeftovers, Making } from "../../resources/rollback";
+import type { HostConfig } from "../../ssh/host";
+import { interfacesWithLink, withDiskPaths } from "../../xml/domain-move";
+import { seedPoolFor } from "./inputs";
+import { migrateLive } from "./migrate";
+import { ownedDomain } from "./observe";
+import { isActive } from "./power";
+import { copySeed, deleteSeed } from "./seed";
+import { resolveDisks } from "./spec";
+import type { DiskInput, DomainInputs, DomainOutputs, SeedRecord } from "./types";
+
+/** Whether a change of host moves the domain: another machine, socket or URI (another user on the same one only logs in differently). */
+export const movesHost = (olds: { host: HostConfig }, news: { host: HostConfig }): boolean => !sameMachine(olds.host, news.host);
+
+const diskKey = (d: DiskInput) => `${d.pool ?? "default"}/${d.volume}`;
+
+/** check: a move takes the disks as they are (the same volumes, in order) and needs the VM running. */
+export function checkMove(olds: DomainOutputs, news: DomainInputs, failures: Failures): void {
+  if (!movesHost(olds, news)) return;
+  const to = hostLabel(news.host);
+  const disks = news.disks;
+  if (
+    Array.isArray(disks) &&
+    (disks.length !== olds.disks.length || disks.some((d, i) => !isUnknown(d) && !isUnknown(d.volume) && diskKey(d) !== diskKey(olds.disks[i])))
+  ) {
+    failures.push({
+      property: "disks",
+      reason: `domain ${news.name} moves to ${to} with the disks it has (${olds.disks.map(diskKey).join(", ")}): nothing was changed. Move it first (the same disks, made on ${to} too), then change its disks in a second update`,
+    });
+  }
+  if (olds.state !== "running") {
+    failures.push({
+      property: "host",
+      reason: `domain ${news.name} is ${olds.state || "not running"}: only a running VM moves to another host (live migration), and nothing was changed. Start it (running: true) and move it, or replace it (a new name on ${to})`,
+    });
+  }
+}
+
+/** Moves the domain of record `olds` to `news.host`; resolves with its seed as the new host has it. */
+export async function moveDomain(pool: HostAccess, uuid: string, olds: DomainOutputs, news: DomainInputs): Promise<SeedRecord> {
+  const from = hostLabel(olds.host);
+  const to = hostLabel(news.host);
+  const making = new Making(pool, news.host);
+  let seed: SeedRecord;
+  try {
+    seed = await pool.run(olds.host, (a) => pool.run(news.host, (b) => moveBetween(a, b, uuid, olds, news, making), { mutating: true }), { mutating: true });
+    await making.kept();
+  } catch (err) {
+    await making.undo();
+    throw explain(err, to, `moving domain ${olds.name} from ${from}`);
+  }
+  // the old host's seed: the moved VM reads the new host's copy
+  if (olds.seedVolume) {
+    await pool
+      .run(olds.host, (a) => deleteSeed(a, { pool: olds.seedPool ?? seedPoolFor(olds), name: olds.seedVolume!, identity: olds.seedIdentity }, from))
+      .catch((err: Error) =>
+        warn(`${from}: the seed volume ${olds.seedVolume} of domain ${olds.name}, moved away, was not removed (${err.message}); remove it by hand`),
+      );
+  }
+  return seed;
+}
+
+async function moveBetween(a: Libvirt, b: Libvirt, uuid: string, olds: DomainOutputs, news: DomainInputs, making: Making): Promise<SeedRecord> {
+  const from = hostLabel(olds.host);
+  const to = hostLabel(news.host);
+  // what a move that failed there left (its seed copy, when that host's libvirtd died)
+  await clearLeftovers(news.host, b);
+  // moved by an earlier `up` whose record was not saved: it is ours there (its marker came along)
+  const there = await ownedDomain(b, uuid, to, "move");
+  if (there) return olds.seedVolume ? { seedVolume: olds.seedVolume, seedPool: seedPoolFor(news), seedIdentity: undefined } : {};
+  const dom = await ownedDomain(a, uuid, from, "move");
+  if (!dom) throw new KvmError("not-found", `domain ${olds.name} (${uuid}) is on neither host`, { host: from, fix: "Run pulumi refresh" });
+  if (!(await isActive(a, dom))) {
+    throw new KvmError("permanent", `domain ${olds.name} is not running: only a running VM moves to another host, and nothing was changed`, {
+      host: from,
+      property: "host",
+      fix: `Start it (running: true) and run pulumi up again, or replace it (a new name on ${to})`,
+    });
+  }
+  const paths = await diskPaths(a, b, olds, news, from, to);
+  const copied = olds.seedVolume
+    ? await copySeed(a, b, { pool: olds.seedPool ?? seedPoolFor(olds), name: olds.seedVolume }, seedPoolFor(news), to, making)
+    : undefined;
+  if (copied) paths.set(copied.fromPath, copied.path);
+  log(`host=${to} domain ${olds.name}: moving live from ${from}`, 0);
+  const moved = await migrateLive(a, b, dom, {
+    address: news.host.migrationAddress ?? news.host.address,
+    // the Volumes made there hold the same base: only what the guest wrote goes
+    copy: "top",
+    destinationXml: (xml) => withDiskPaths(xml, paths),
+  });
+  await renewLeases(b, moved);
+  return copied ? { seedVolume: copied.name, seedPool: copied.pool, seedIdentity: copied.identity } : {};
+}
+
+/** Each disk's file (and its base's) on the old host, by the file of the same disk on the new one. */
+async function diskPaths(a: Libvirt, b: Libvirt, olds: DomainOutputs, news: DomainInputs, from: string, to: string): Promise<Map<string, string>> {
+  const [was, now] = await Promise.all([resolveDisks(a, olds, from), resolveDisks(b, news, to)]);
+  const paths = new Map<string, string>();
+  was.forEach((disk, i) => {
+    paths.set(disk.path, now[i].path);
+    if (disk.backing && now[i].backing) paths.set(disk.backing.path, now[i].backing.path);
+  });
+  return paths;
+}
+
+/** How long a NIC's link stays down after a move: long enough for a guest that polls its carrier to see it drop. */
+const LINK_DOWN_MS = 2000;
+
+/**
+ * The guest still holds the old host's address: each NIC's link goes down and up again, so a
+ * guest whose network stack asks for a new lease when the carrier returns (systemd-networkd,
+ * NetworkManager) takes one on the new host's network.
+ */
+async function renewLeases(lv: Libvirt, dom: DomainRef): Promise<void> {
+  const xml = await lv.domainXml(dom, 0);
+  for (const nic of interfacesWithLink(xml, "down")) await lv.updateDevice(dom, nic, Impact.LIVE);
+  await new Promise((r) => setTimeout(r, LINK_DOWN_MS));
+  for (const nic of interfacesWithLink(xml, "up")) await lv.updateDevice(dom, nic, Impact.LIVE);
+}

@@ -1,0 +1,103 @@
+// A running VM moved to another host by a config switch, through the real CLI, between the
+// lab's hypervisors A and B: the preview shows an update for the VM (its Image and disk are
+// replaced, made on B first); a move that B's libvirtd dies in leaves the VM running on A and
+// nothing of it on B, and the next `up` moves it: on B it runs by an incoming migration, the
+// same UUID and MAC, with a lease of B's network; nothing of it stays on A, and destroy
+// leaves nothing on either.
+import * as assert from "assert";
+import { execFileSync } from "child_process";
+import * as path from "path";
+import { e2eStack, E2eStack } from "../support/pulumi";
+import { labEnv, repoRoot } from "../support/lab";
+import { legProject, programEnv, programFiles, programIn, testLegs } from "../support/package";
+import { pidFromFile, stopProcess } from "../support/pids";
+import { domainNames, mine, virsh, volumeNames } from "../support/virsh";
+
+const leg = testLegs()[0];
+
+describe(`e2e [${leg.name}]: a running VM moves to another host with pulumi up`, function () {
+  this.timeout(900_000);
+  const prefix = `mv${process.pid}`;
+  const vm = `${prefix}-vm`;
+  const onB = (args: string[]) => virsh(args, labEnv().b.uri);
+  const volumesOnB = () => {
+    onB(["pool-refresh", labEnv().b.pool]);
+    return mine(
+      onB(["vol-list", labEnv().b.pool])
+        .split("\n")
+        .map((l) => l.trim().split(/\s+/)[0])
+        .filter(Boolean),
+    ).sort();
+  };
+  const macOf = (xml: string) => /<mac address='([^']+)'/.exec(xml)?.[1];
+  let e: E2eStack | undefined;
+
+  before(async () => {
+    const dir = programIn(legProject(leg), "migrate", programFiles("migrate"));
+    e = await e2eStack(dir, prefix, { prefix }, programEnv(legProject(leg)));
+  });
+  after(async () => {
+    if (e) {
+      await e.stack.destroy().catch(() => undefined);
+      await e.remove();
+    }
+  });
+
+  it("moves it live with one up after the switch, after a move B's libvirtd died in left it running on A; destroy leaves nothing on either", async () => {
+    const stack = e!.stack;
+    const lab = labEnv();
+    const up = await stack.up();
+    assert.match(up.outputs.ip.value as string, /^192\.168\.150\.\d+$/, "a lease of A's network");
+    const uuid = up.outputs.uuid.value as string;
+    const mac = macOf(virsh(["dumpxml", vm]));
+
+    await stack.setConfig("onB", { value: "true" });
+    const preview = await stack.preview({ diff: true });
+    assert.strictEqual(preview.changeSummary.update, 1, `the VM is updated, not replaced: ${JSON.stringify(preview.changeSummary)}`);
+    assert.strictEqual(preview.changeSummary.replace, 2, "its Image and disk are made anew on B");
+    assert.strictEqual(preview.changeSummary.delete ?? 0, 0);
+
+    // B's libvirtd dies once it has made the domain that receives the VM
+    let killed = false;
+    const watch = setInterval(() => {
+      if (killed || !domainNames(lab.b.uri).includes(vm)) return;
+      killed = true;
+      void pidFromFile(lab.b.libvirtdPid).then((pid) => stopProcess(pid, "SIGKILL"));
+    }, 100);
+    let failure: Error | undefined;
+    try {
+      await stack.up();
+    } catch (err) {
+      failure = err as Error;
+    } finally {
+      clearInterval(watch);
+      execFileSync(path.join(repoRoot, "scripts", "lab"), ["start-b"], { stdio: "ignore" });
+    }
+    assert.ok(killed, "the move reached B");
+    assert.ok(failure, "the up fails");
+    assert.match(failure.message, new RegExp(`moving domain ${vm} from`), "the error says which move failed");
+    assert.match(virsh(["domstate", vm]), /^running/, "the VM runs on A");
+    assert.strictEqual(virsh(["domuuid", vm]), uuid, "the same VM on A");
+    for (let i = 0; i < 50 && domainNames(lab.b.uri).includes(vm); i++) await new Promise((r) => setTimeout(r, 200));
+    assert.ok(!domainNames(lab.b.uri).includes(vm), "no domain of it on B");
+
+    // the next up moves it
+    const moved = await stack.up();
+    assert.strictEqual(moved.summary.result, "succeeded");
+    assert.strictEqual(moved.outputs.uuid.value, uuid, "the same VM");
+    assert.strictEqual(onB(["domuuid", vm]), uuid);
+    assert.strictEqual(onB(["domstate", "--reason", vm]), "running (migrated)", "moved live: not booted on B");
+    assert.match(onB(["dominfo", vm]), /Persistent:\s+yes/);
+    assert.strictEqual(macOf(onB(["dumpxml", vm])), mac, "the same MAC");
+    assert.match(moved.outputs.ip.value as string, /^192\.168\.160\.\d+$/, "a lease of B's network, asked for when the link came back");
+    assert.ok(!domainNames().includes(vm), "A keeps no domain of it");
+    assert.deepStrictEqual(mine(volumeNames(lab)), [], "A keeps no volume of it: Image, disk and seed went");
+    assert.deepStrictEqual(volumesOnB(), [`${prefix}-disk`, `${prefix}-image`, `${vm}-seed.iso`], "B has its Image, disk and seed");
+    assert.deepStrictEqual((await stack.preview()).changeSummary, { same: 4 }, "a second preview is clean");
+
+    await stack.destroy();
+    assert.ok(!domainNames(lab.b.uri).includes(vm));
+    assert.deepStrictEqual(volumesOnB(), [], "destroy leaves nothing on B");
+    assert.deepStrictEqual(mine(volumeNames(lab)), []);
+  });
+});
