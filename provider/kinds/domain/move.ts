@@ -24,8 +24,8 @@ export const movesHost = (olds: { host: HostConfig }, news: { host: HostConfig }
 
 const diskKey = (d: DiskInput) => `${d.pool ?? "default"}/${d.volume}`;
 
-/** check: a move takes the disks as they are (the same volumes, in order) and needs the VM running. */
-export function checkMove(olds: DomainOutputs, news: DomainInputs, failures: Failures): void {
+/** check (given the previous inputs): a move takes the disks as they are, the same volumes in order. */
+export function checkMove(olds: DomainInputs, news: DomainInputs, failures: Failures): void {
   if (!movesHost(olds, news)) return;
   const to = hostLabel(news.host);
   const disks = news.disks;
@@ -36,12 +36,6 @@ export function checkMove(olds: DomainOutputs, news: DomainInputs, failures: Fai
     failures.push({
       property: "disks",
       reason: `domain ${news.name} moves to ${to} with the disks it has (${olds.disks.map(diskKey).join(", ")}): nothing was changed. Move it first (the same disks, made on ${to} too), then change its disks in a second update`,
-    });
-  }
-  if (olds.state !== "running") {
-    failures.push({
-      property: "host",
-      reason: `domain ${news.name} is ${olds.state || "not running"}: only a running VM moves to another host (live migration), and nothing was changed. Start it (running: true) and move it, or replace it (a new name on ${to})`,
     });
   }
 }
