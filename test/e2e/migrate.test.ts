@@ -2,8 +2,9 @@
 // lab's hypervisors A and B: the preview shows an update for the VM (its Image and disk are
 // replaced, made on B first); a move that B's libvirtd dies in leaves the VM running on A and
 // nothing of it on B, and the next `up` moves it: on B it runs by an incoming migration, the
-// same UUID and MAC, with a lease of B's network; nothing of it stays on A, and destroy
-// leaves nothing on either.
+// same UUID and MAC, with a lease of B's network; nothing of it stays on A. Shut off there, with
+// data written into its disk, it moves back to A shut off, the data along; destroy leaves
+// nothing on either.
 import * as assert from "assert";
 import { execFileSync } from "child_process";
 import * as path from "path";
@@ -29,6 +30,11 @@ describe(`e2e [${leg.name}]: a running VM moves to another host with pulumi up`,
         .filter(Boolean),
     ).sort();
   };
+  /** qemu-io on a volume's top layer alone (its base's path is the other host's). */
+  const qemuIo = (file: string, command: string) =>
+    execFileSync("qemu-io", ["-c", command, `json:${JSON.stringify({ driver: "qcow2", file: { driver: "file", filename: file }, backing: null })}`], {
+      encoding: "utf8",
+    });
   const macOf = (xml: string) => /<mac address='([^']+)'/.exec(xml)?.[1];
   let e: E2eStack | undefined;
 
@@ -43,7 +49,7 @@ describe(`e2e [${leg.name}]: a running VM moves to another host with pulumi up`,
     }
   });
 
-  it("moves it live with one up after the switch, after a move B's libvirtd died in left it running on A; destroy leaves nothing on either", async () => {
+  it("moves it live with one up after the switch, after a move B's libvirtd died in left it running on A; back shut off with its data; destroy leaves nothing on either", async () => {
     const stack = e!.stack;
     const lab = labEnv();
     const up = await stack.up();
@@ -76,6 +82,7 @@ describe(`e2e [${leg.name}]: a running VM moves to another host with pulumi up`,
     assert.ok(killed, "the move reached B");
     assert.ok(failure, "the up fails");
     assert.match(failure.message, new RegExp(`moving domain ${vm} from`), "the error says which move failed");
+    console.log(`      the failed move, as pulumi up says it: ${/^error: .*$/m.exec(failure.message)?.[0]}`);
     assert.match(virsh(["domstate", vm]), /^running/, "the VM runs on A");
     assert.strictEqual(virsh(["domuuid", vm]), uuid, "the same VM on A");
     for (let i = 0; i < 50 && domainNames(lab.b.uri).includes(vm); i++) await new Promise((r) => setTimeout(r, 200));
@@ -95,9 +102,24 @@ describe(`e2e [${leg.name}]: a running VM moves to another host with pulumi up`,
     assert.deepStrictEqual(volumesOnB(), [`${prefix}-disk`, `${prefix}-image`, `${vm}-seed.iso`], "B has its Image, disk and seed");
     assert.deepStrictEqual((await stack.preview()).changeSummary, { same: 4 }, "a second preview is clean");
 
+    // shut off on B, with what a guest wrote in its disk, it moves back to A shut off
+    await stack.setConfig("running", { value: "false" });
+    await stack.up();
+    assert.match(onB(["domstate", vm]), /^shut off/);
+    const diskOnB = path.join(lab.b.poolDir, `${prefix}-disk`);
+    qemuIo(diskOnB, "write -P 0x5a 1M 64k");
+    await stack.setConfig("onB", { value: "false" });
+    const back = await stack.up();
+    assert.deepStrictEqual({ update: back.summary.resourceChanges?.update, replace: back.summary.resourceChanges?.replace }, { update: 1, replace: 2 });
+    assert.strictEqual(virsh(["domuuid", vm]), uuid, "the same VM on A");
+    assert.match(virsh(["domstate", vm]), /^shut off/, "still shut off");
+    assert.match(qemuIo(path.join(lab.poolDir, `${prefix}-disk`), "read -P 0x5a 1M 64k"), /read 65536\/65536 bytes/, "the data came along");
+    assert.ok(!domainNames(lab.b.uri).includes(vm), "B keeps no domain of it");
+    assert.deepStrictEqual(volumesOnB(), [], "nor any volume");
+
     await stack.destroy();
-    assert.ok(!domainNames(lab.b.uri).includes(vm));
-    assert.deepStrictEqual(volumesOnB(), [], "destroy leaves nothing on B");
-    assert.deepStrictEqual(mine(volumeNames(lab)), []);
+    assert.ok(!domainNames().includes(vm));
+    assert.deepStrictEqual(mine(volumeNames(lab)), [], "destroy leaves nothing on A");
+    assert.deepStrictEqual(volumesOnB(), [], "nor on B");
   });
 });

@@ -28,7 +28,7 @@ export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
   },
   properties: {
     host: hostProperty(
-      "moves the VM there in an update, keeping its UUID, MACs, disks' contents and seed: live (libvirt's migration; the guest is not restarted) when it runs, its disks copied onto the Volumes of the same names made there first (give the Image and Volumes the new host too); the streams go to the new host's `migrationAddress`. A shut-off VM is not moved: start it first. Another user on the same machine is only recorded",
+      "moves the VM there in an update, keeping its UUID, MACs, disks' contents and seed: live (libvirt's migration; the guest is not restarted) when it runs, its disks copied onto the Volumes of the same names made there first (give the Image and Volumes the new host too); the streams go to the new host's `migrationAddress`. A shut-off VM moves the same way, started paused (its CPUs never run) and shut off again there. Afterwards each NIC's link drops for 2 s so the guest asks the new host's network for a lease. A move that fails leaves the VM where it was. Another user on the same machine is only recorded",
     ),
     name: nameProperty("the domain's name on the host"),
     resourceName: resourceNameProperty(),

@@ -15,6 +15,8 @@ export interface LiveMigration {
    * over the same base, "none" when both hosts see the same storage.
    */
   copy: "all" | "top" | "none";
+  /** Left paused on the destination (a shut-off VM moved by a paused start: its CPUs never run). */
+  paused?: boolean;
   /** The definition the destination runs, from the source's (its disks' paths as the destination names them). */
   destinationXml?: (sourceXml: string) => string;
 }
@@ -25,7 +27,13 @@ const NO_COOKIE = Buffer.alloc(0);
 /** Moves `dom` from `source` to `destination`, running, defined there and no longer on the source; resolves with it as the destination names it. */
 export async function migrateLive(source: Libvirt, destination: Libvirt, dom: DomainRef, how: LiveMigration): Promise<DomainRef> {
   const copy = { all: MigrateFlags.NON_SHARED_DISK, top: MigrateFlags.NON_SHARED_INC, none: 0 }[how.copy];
-  const flags = MigrateFlags.LIVE | MigrateFlags.PERSIST_DEST | MigrateFlags.UNDEFINE_SOURCE | MigrateFlags.CHANGE_PROTECTION | copy;
+  const flags =
+    MigrateFlags.LIVE |
+    MigrateFlags.PERSIST_DEST |
+    MigrateFlags.UNDEFINE_SOURCE |
+    MigrateFlags.CHANGE_PROTECTION |
+    copy |
+    (how.paused ? MigrateFlags.PAUSED : 0);
   let params = [text("migrate_uri", `tcp://${how.address}`), text("destination_name", dom.name)];
   const begun = await source.migrateBegin(dom, params, flags);
   params = [...params, text("destination_xml", how.destinationXml ? how.destinationXml(begun.xml) : begun.xml)];

@@ -1,10 +1,11 @@
 // A Domain whose host changes moves there in an update, not by a replacement: the same UUID,
 // MACs, disks' contents and seed. A running VM moves live (libvirt's migration over the
 // provider's connections to both hosts; the guest is not restarted), its disks copied onto the
-// Volumes of the same names the stack made on the new host first. A move that fails leaves the
+// Volumes of the same names the stack made on the new host first; a shut-off one the same way,
+// started paused (its CPUs never run) and shut off again there. A move that fails leaves the
 // VM running where it was and nothing of it on the new host; the next `up` tries again.
 import { explain, KvmError } from "../../errors";
-import { DomainRef, Impact, Libvirt } from "../../libvirt/api";
+import { DomainRef, Impact, Libvirt, StartFlags } from "../../libvirt/api";
 import { log, warn } from "../../log";
 import { HostAccess } from "../../resources/context";
 import { Failures, hostLabel, isUnknown, sameMachine } from "../../resources/common";
@@ -74,26 +75,30 @@ async function moveBetween(a: Libvirt, b: Libvirt, uuid: string, olds: DomainOut
   if (there) return olds.seedVolume ? { seedVolume: olds.seedVolume, seedPool: seedPoolFor(news), seedIdentity: undefined } : {};
   const dom = await ownedDomain(a, uuid, from, "move");
   if (!dom) throw new KvmError("not-found", `domain ${olds.name} (${uuid}) is on neither host`, { host: from, fix: "Run pulumi refresh" });
-  if (!(await isActive(a, dom))) {
-    throw new KvmError("permanent", `domain ${olds.name} is not running: only a running VM moves to another host, and nothing was changed`, {
-      host: from,
-      property: "host",
-      fix: `Start it (running: true) and run pulumi up again, or replace it (a new name on ${to})`,
-    });
-  }
   const paths = await diskPaths(a, b, olds, news, from, to);
   const copied = olds.seedVolume
     ? await copySeed(a, b, { pool: olds.seedPool ?? seedPoolFor(olds), name: olds.seedVolume }, seedPoolFor(news), to, making)
     : undefined;
   if (copied) paths.set(copied.fromPath, copied.path);
-  log(`host=${to} domain ${olds.name}: moving live from ${from}`, 0);
-  const moved = await migrateLive(a, b, dom, {
-    address: news.host.migrationAddress ?? news.host.address,
-    // the Volumes made there hold the same base: only what the guest wrote goes
-    copy: "top",
-    destinationXml: (xml) => withDiskPaths(xml, paths),
-  });
-  await renewLeases(b, moved);
+  // a shut-off VM moves the same way, started paused: its CPUs never run, on either host
+  const running = await isActive(a, dom);
+  if (!running) await a.startDomain(dom, StartFlags.PAUSED);
+  log(`host=${to} domain ${olds.name}: moving ${running ? "live" : "shut off"} from ${from}`, 0);
+  let moved: DomainRef;
+  try {
+    moved = await migrateLive(a, b, dom, {
+      address: news.host.migrationAddress ?? news.host.address,
+      // the Volumes made there hold the same base: only what the guest wrote goes
+      copy: "top",
+      paused: !running,
+      destinationXml: (xml) => withDiskPaths(xml, paths),
+    });
+  } catch (err) {
+    if (!running) await a.destroyDomain(dom).catch(() => undefined);
+    throw err;
+  }
+  if (running) await renewLeases(b, moved);
+  else await b.destroyDomain(moved);
   return copied ? { seedVolume: copied.name, seedPool: copied.pool, seedIdentity: copied.identity } : {};
 }
 

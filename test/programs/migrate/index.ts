@@ -2,6 +2,7 @@
 // are made on the new host first, the VM moves there live, then the old ones go.
 //   prefix  names of every object
 //   onB     "true": everything on hypervisor B
+//   running "false": the VM shut off
 import * as pulumi from "@pulumi/pulumi";
 import * as kvm from "pulumi-kvm";
 import { lab, labHost } from "./lab";
@@ -21,6 +22,7 @@ const vm = new kvm.Domain(`${prefix}-vm`, {
   disks: [{ volume: disk }],
   networkInterfaces: [{ network: lab.KVM_LAB_NETWORK }],
   cloudInit: { hostname: `${prefix}-vm` },
+  running: config.getBoolean("running") ?? true,
   waitForIp: { timeout: "3m" },
 });
 
