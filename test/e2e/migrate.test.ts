@@ -82,7 +82,7 @@ describe(`e2e [${leg.name}]: a running VM moves to another host with pulumi up`,
     assert.ok(killed, "the move reached B");
     assert.ok(failure, "the up fails");
     assert.match(failure.message, new RegExp(`moving domain ${vm} from`), "the error says which move failed");
-    console.log(`      the failed move, as pulumi up says it: ${/^error: .*$/m.exec(failure.message)?.[0]}`);
+    console.log(`      the failed move, as pulumi up says it: ${/error: .*moving domain.*$/m.exec(failure.message)?.[0]}`);
     assert.match(virsh(["domstate", vm]), /^running/, "the VM runs on A");
     assert.strictEqual(virsh(["domuuid", vm]), uuid, "the same VM on A");
     for (let i = 0; i < 50 && domainNames(lab.b.uri).includes(vm); i++) await new Promise((r) => setTimeout(r, 200));

@@ -13,6 +13,8 @@ const host = config.getBoolean("onB")
   ? { ...labHost({ port: lab.KVM_LAB_PORT_B }), socketPath: lab.KVM_LAB_SOCKET_B, migrationAddress: lab.KVM_LAB_MIGRATION_ADDRESS_B }
   : labHost();
 
+const running = config.getBoolean("running") ?? true;
+
 const image = new kvm.Image(`${prefix}-image`, { host, source: { path: lab.KVM_LAB_IMAGE } });
 const disk = new kvm.Volume(`${prefix}-disk`, { host, baseImage: image });
 const vm = new kvm.Domain(`${prefix}-vm`, {
@@ -22,8 +24,8 @@ const vm = new kvm.Domain(`${prefix}-vm`, {
   disks: [{ volume: disk }],
   networkInterfaces: [{ network: lab.KVM_LAB_NETWORK }],
   cloudInit: { hostname: `${prefix}-vm` },
-  running: config.getBoolean("running") ?? true,
-  waitForIp: { timeout: "3m" },
+  running,
+  waitForIp: running ? { timeout: "3m" } : undefined,
 });
 
 export const ip = vm.ipAddress;
