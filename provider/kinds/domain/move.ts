@@ -4,8 +4,8 @@
 // Volumes of the same names the stack made on the new host first; a shut-off one the same way,
 // started paused (its CPUs never run) and shut off again there. A move that fails leaves the
 // VM running where it was and nothing of it on the new host; the next `up` tries again.
-import { explain, KvmError } from "../../errors";
-import { DomainRef, Impact, Libvirt, StartFlags } from "../../libvirt/api";
+import { classify, KvmError } from "../../errors";
+import { describeState, DomainRef, Impact, Libvirt, StartFlags } from "../../libvirt/api";
 import { log, warn } from "../../log";
 import { HostAccess } from "../../resources/context";
 import { Failures, hostLabel, isUnknown, sameMachine } from "../../resources/common";
@@ -44,7 +44,6 @@ export function checkMove(olds: DomainInputs, news: DomainInputs, failures: Fail
 /** Moves the domain of record `olds` to `news.host`; resolves with its seed as the new host has it. */
 export async function moveDomain(pool: HostAccess, uuid: string, olds: DomainOutputs, news: DomainInputs): Promise<SeedRecord> {
   const from = hostLabel(olds.host);
-  const to = hostLabel(news.host);
   const making = new Making(pool, news.host);
   let seed: SeedRecord;
   try {
@@ -52,7 +51,7 @@ export async function moveDomain(pool: HostAccess, uuid: string, olds: DomainOut
     await making.kept();
   } catch (err) {
     await making.undo();
-    throw explain(err, to, `moving domain ${olds.name} from ${from}`);
+    throw await moveFailure(pool, uuid, olds, news, err);
   }
   // the old host's seed: the moved VM reads the new host's copy
   if (olds.seedVolume) {
@@ -126,4 +125,26 @@ async function renewLeases(lv: Libvirt, dom: DomainRef): Promise<void> {
   for (const nic of interfacesWithLink(xml, "down")) await lv.updateDevice(dom, nic, Impact.LIVE);
   await new Promise((r) => setTimeout(r, LINK_DOWN_MS));
   for (const nic of interfacesWithLink(xml, "up")) await lv.updateDevice(dom, nic, Impact.LIVE);
+}
+
+/** A failed move's error: what stopped it, and where the VM is now (a failed migration leaves it on the old host). */
+async function moveFailure(pool: HostAccess, uuid: string, olds: DomainOutputs, news: DomainInputs, err: unknown): Promise<KvmError> {
+  const from = hostLabel(olds.host);
+  const to = hostLabel(news.host);
+  const cause = classify(err);
+  const state = await pool
+    .run(olds.host, async (a) => {
+      const dom = await ownedDomain(a, uuid, from, "move");
+      return dom && describeState(await a.domainState(dom));
+    })
+    .catch(() => undefined);
+  const where = state ? `; the VM is still on ${from} (${state}), and nothing of it was kept on ${to}` : "";
+  return new KvmError(cause.errorClass, `moving domain ${olds.name} from ${from} to ${to} failed: ${cause.message}${where}`, {
+    host: to,
+    codeName: cause.codeName,
+    cause: err,
+    fix: state
+      ? `Run pulumi up again to retry the move (${from} must reach ${to} at its migrationAddress)`
+      : "Run pulumi refresh to see where the VM is, then pulumi up",
+  });
 }

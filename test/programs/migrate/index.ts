@@ -11,7 +11,7 @@ const config = new pulumi.Config();
 const prefix = config.require("prefix");
 const host = config.getBoolean("onB")
   ? { ...labHost({ port: lab.KVM_LAB_PORT_B }), socketPath: lab.KVM_LAB_SOCKET_B, migrationAddress: lab.KVM_LAB_MIGRATION_ADDRESS_B }
-  : labHost();
+  : { ...labHost(), migrationAddress: lab.KVM_LAB_MIGRATION_ADDRESS };
 
 const running = config.getBoolean("running") ?? true;
 
