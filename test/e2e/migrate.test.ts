@@ -9,7 +9,7 @@ import * as assert from "assert";
 import { execFileSync } from "child_process";
 import * as path from "path";
 import { e2eStack, E2eStack } from "../support/pulumi";
-import { labEnv, repoRoot } from "../support/lab";
+import { holdB, labEnv, releaseB, repoRoot } from "../support/lab";
 import { legProject, programEnv, programFiles, programIn, testLegs } from "../support/package";
 import { pidFromFile, stopProcess } from "../support/pids";
 import { domainNames, mine, virsh, volumeNames } from "../support/virsh";
@@ -39,6 +39,7 @@ describe(`e2e [${leg.name}]: a running VM moves to another host with pulumi up`,
   let e: E2eStack | undefined;
 
   before(async () => {
+    await holdB();
     const dir = programIn(legProject(leg), "migrate", programFiles("migrate"));
     e = await e2eStack(dir, prefix, { prefix }, programEnv(legProject(leg)));
   });
@@ -47,6 +48,7 @@ describe(`e2e [${leg.name}]: a running VM moves to another host with pulumi up`,
       await e.stack.destroy().catch(() => undefined);
       await e.remove();
     }
+    releaseB();
   });
 
   it("moves it live with one up after the switch, after a move B's libvirtd died in left it running on A; back shut off with its data; destroy leaves nothing on either", async () => {

@@ -12,7 +12,7 @@ import { DomainRef, Libvirt } from "../../provider/libvirt/api";
 import { checked } from "../support/checked";
 import { diskOf } from "../support/disks";
 import { labHost } from "../support/hosts";
-import { labEnv, repoRoot } from "../support/lab";
+import { holdB, labEnv, releaseB, repoRoot } from "../support/lab";
 import { pidFromFile, stopProcess } from "../support/pids";
 import { domainNames, virsh } from "../support/virsh";
 
@@ -66,12 +66,14 @@ describe("live migration between the lab's two hypervisors", function () {
     if (volumesOnB().includes(`${name}.raw`)) onB(["vol-delete", "--pool", labEnv().b.pool, `${name}.raw`]);
   }
 
+  before(holdB);
   after(async () => {
     for (const d of made.domains) {
       removeFromB(d.name);
       await domainProvider.delete(d.uuid, d).catch(() => undefined);
     }
     for (const v of made.volumes) await volumeProvider.delete(v.key, v).catch(() => undefined);
+    releaseB();
   });
 
   it("moves a running VM to B with its disk: the same UUID and MAC, running there by an incoming migration, gone from A", async () => {

@@ -3,6 +3,7 @@
 // it never skips.
 import * as fs from "fs";
 import * as path from "path";
+import { running } from "./pids";
 
 export interface LabEnv {
   host: string;
@@ -144,4 +145,29 @@ export function fleetLabConfig(lab = labEnv()): Record<string, string> {
     domainType: "qemu",
     memory: "256MiB",
   };
+}
+
+/** Where the test file that uses hypervisor B notes its pid (`holdB`). */
+const bLock = () => path.join(repoRoot, ".lab", "b.lock");
+
+/**
+ * Hypervisor B is one per lab, and the files that use it kill its libvirtd: while npm test
+ * runs files in parallel, one file at a time holds it (a lock left by a process that ended
+ * is taken over). Call in before(), and `releaseB` in after().
+ */
+export async function holdB(): Promise<void> {
+  for (;;) {
+    try {
+      fs.writeFileSync(bLock(), String(process.pid), { flag: "wx" });
+      return;
+    } catch {
+      const holder = Number(fs.readFileSync(bLock(), "utf8") || "0");
+      if (holder && !running(holder)) fs.rmSync(bLock(), { force: true });
+      else await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+export function releaseB(): void {
+  if (fs.existsSync(bLock()) && fs.readFileSync(bLock(), "utf8") === String(process.pid)) fs.rmSync(bLock());
 }
