@@ -2,11 +2,11 @@
 // table (calls.ts). The client drives the five phases of libvirt's migration protocol
 // (version 3, with typed parameters) over its two connections, handing each side's cookie to
 // the other; the memory and disk streams go between the hosts themselves.
-import { array, int, opaque, struct } from "../rpc/codec";
+import { array, int, opaque, struct, uhyper } from "../rpc/codec";
 import { procedure } from "../rpc/procedure";
 import { domainRef, nonnullString, remoteString, typedParam } from "../rpc/types";
 import type { DomainRef, TypedParam } from "../rpc/types";
-import { dom, flags, hex, none, watched, write } from "./call-rows";
+import { dom, flags, hex, none, read, watched, write } from "./call-rows";
 
 /** REMOTE_DOMAIN_MIGRATE_PARAM_LIST_MAX, REMOTE_MIGRATE_COOKIE_MAX */
 const PARAMS_MAX = 64;
@@ -59,5 +59,30 @@ export const migrationCalls = {
     (d: DomainRef, p: TypedParam[], c: Buffer, f: number, cancelled: boolean) => ({ dom: d, params: p, cookieIn: c, flags: f, cancelled: cancelled ? 1 : 0 }),
     () => undefined,
     { ids: (d, _p, _c, f, cancelled) => ({ domain: dom(d), flags: f, cancelled }) },
+  ),
+  /** On the source while Perform runs: the bytes of memory and disks sent so far, and those left (virsh domjobinfo). */
+  migrationProgress: read(
+    procedure(
+      163,
+      "virDomainGetJobInfo",
+      struct({ dom: domainRef }),
+      struct({
+        type: int,
+        timeElapsed: uhyper,
+        timeRemaining: uhyper,
+        dataTotal: uhyper,
+        dataProcessed: uhyper,
+        dataRemaining: uhyper,
+        memTotal: uhyper,
+        memProcessed: uhyper,
+        memRemaining: uhyper,
+        fileTotal: uhyper,
+        fileProcessed: uhyper,
+        fileRemaining: uhyper,
+      }),
+    ),
+    (d: DomainRef) => ({ dom: d }),
+    (r) => ({ total: Number(r.dataTotal), processed: Number(r.dataProcessed), remaining: Number(r.dataRemaining) }),
+    { ids: (d) => ({ domain: dom(d) }) },
   ),
 };

@@ -97,6 +97,7 @@ describe(`e2e [${leg.name}]: a running VM moves to another host with pulumi up`,
     // the next up moves it
     const moved = await stack.up();
     assert.strictEqual(moved.summary.result, "succeeded");
+    console.log(`      the move's progress lines: ${moved.stdout.match(/move domain .*% \(.*\)/g)?.join("; ") ?? "none (it took less than 2 s)"}`);
     assert.strictEqual(moved.outputs.uuid.value, uuid, "the same VM");
     assert.strictEqual(onB(["domuuid", vm]), uuid);
     assert.strictEqual(onB(["domstate", "--reason", vm]), "running (migrated)", "moved live: not booted on B");

@@ -17,9 +17,20 @@ export interface LiveMigration {
   copy: "all" | "top" | "none";
   /** Left paused on the destination (a shut-off VM moved by a paused start: its CPUs never run). */
   paused?: boolean;
+  /** Told every few seconds while the data goes: bytes of memory and disks sent, and left. */
+  onProgress?: (p: MigrationProgress) => void;
   /** The definition the destination runs, from the source's (its disks' paths as the destination names them). */
   destinationXml?: (sourceXml: string) => string;
 }
+
+export interface MigrationProgress {
+  total: number;
+  processed: number;
+  remaining: number;
+}
+
+/** How often a migration's progress is asked for. */
+const PROGRESS_EVERY_MS = 2000;
 
 const text = (field: string, value: string): TypedParam => ({ field, value: { type: TypedParamType.STRING, value } });
 const NO_COOKIE = Buffer.alloc(0);
@@ -49,10 +60,14 @@ export async function migrateLive(source: Libvirt, destination: Libvirt, dom: Do
   if (prepared.uriOut) params = [...params.filter((p) => p.field !== "migrate_uri"), text("migrate_uri", prepared.uriOut)];
   let performed: Buffer | undefined;
   let failure: unknown;
+  const onProgress = how.onProgress;
+  const watch = onProgress && setInterval(() => void source.migrationProgress(dom).then(onProgress, () => undefined), PROGRESS_EVERY_MS);
   try {
     performed = await source.migratePerform(dom, params, prepared.cookieOut, flags);
   } catch (err) {
     failure = err;
+  } finally {
+    clearInterval(watch);
   }
   let finished: Awaited<ReturnType<Libvirt["migrateFinish"]>> | undefined;
   try {

@@ -91,6 +91,11 @@ async function moveBetween(a: Libvirt, b: Libvirt, uuid: string, olds: DomainOut
       copy: "top",
       paused: !running,
       destinationXml: (xml) => withDiskPaths(xml, paths),
+      onProgress: (p) =>
+        log(
+          `host=${to} move domain ${olds.name} ${p.total ? Math.round((p.processed / p.total) * 100) : 0}% (${mib(p.processed)} of ${mib(p.total)} MiB sent, ${mib(p.remaining)} MiB left)`,
+          0,
+        ),
     });
   } catch (err) {
     if (!running) await a.destroyDomain(dom).catch(() => undefined);
@@ -100,6 +105,8 @@ async function moveBetween(a: Libvirt, b: Libvirt, uuid: string, olds: DomainOut
   else await b.destroyDomain(moved);
   return copied ? { seedVolume: copied.name, seedPool: copied.pool, seedIdentity: copied.identity } : {};
 }
+
+const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
 
 /** Each disk's file (and its base's) on the old host, by the file of the same disk on the new one. */
 async function diskPaths(a: Libvirt, b: Libvirt, olds: DomainOutputs, news: DomainInputs, from: string, to: string): Promise<Map<string, string>> {
