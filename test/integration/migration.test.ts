@@ -90,6 +90,19 @@ describe("live migration between the lab's two hypervisors", function () {
     assert.ok(!domainNames().includes(vm.name), "A keeps nothing of the domain");
   });
 
+  it("fails with qemu's words and leaves the VM running on A when A cannot reach B at the address given", async () => {
+    const vm = await vmOnA(`${tag}-away`);
+    // B's own loopback: from A's namespace, A itself, where no qemu of B listens
+    const failure = await withBoth(async (a, b) => migrateLive(a, b, await a.lookupDomain(vm.name), { address: "127.0.0.1", copy: "all" })).then(
+      () => undefined,
+      (err: Error) => err,
+    );
+    assert.match(failure?.message ?? "", /Connection refused|Failed to connect/, "the streams' refusal, as qemu says it");
+    assert.match(virsh(["domstate", vm.name]), /^running/, "the VM runs on A");
+    for (let i = 0; i < 50 && namesOnB().includes(vm.name); i++) await new Promise((r) => setTimeout(r, 200));
+    assert.ok(!namesOnB().includes(vm.name), "no domain left on B");
+  });
+
   it("leaves the VM running on A and nothing on B when B's libvirtd dies between Prepare and Finish", async () => {
     const lab = labEnv();
     const vm = await vmOnA(`${tag}-fault`);
