@@ -6,7 +6,7 @@ import { array, int, opaque, struct, uhyper } from "../rpc/codec";
 import { procedure } from "../rpc/procedure";
 import { domainRef, nonnullString, remoteString, typedParam } from "../rpc/types";
 import type { DomainRef, TypedParam } from "../rpc/types";
-import { dom, flags, hex, none, read, watched, write } from "./call-rows";
+import { dom, flags, hex, none, nothing, read, watched, write } from "./call-rows";
 
 /** REMOTE_DOMAIN_MIGRATE_PARAM_LIST_MAX, REMOTE_MIGRATE_COOKIE_MAX */
 const PARAMS_MAX = 64;
@@ -60,6 +60,10 @@ export const migrationCalls = {
     () => undefined,
     { ids: (d, _p, _c, f, cancelled) => ({ domain: dom(d), flags: f, cancelled }) },
   ),
+  /** On the source while Perform runs: stops the migration (virsh domjobabort); Perform then fails. */
+  abortJob: write(procedure(164, "virDomainAbortJob", struct({ dom: domainRef }), none), (d: DomainRef) => ({ dom: d }), nothing, {
+    ids: (d) => ({ domain: dom(d) }),
+  }),
   /** On the source while Perform runs: the bytes of memory and disks sent so far, and those left (virsh domjobinfo). */
   migrationProgress: read(
     procedure(

@@ -1,7 +1,7 @@
 // Ctrl-C. Pulumi's engine, when a run is terminated (a second Ctrl-C) or its plugins are
-// closed, sends SIGINT to this provider process and kills it 5 s later. Creates in
-// flight are then told to stop (their signal aborts, an upload ends at once) and undo
-// what they made; the process exits once they have, or after 4 s, leaving whatever is not
+// closed, sends SIGINT to this provider process and kills it 5 s later. Creates and moves in
+// flight are then told to stop (their signal aborts, an upload ends at once, a migration is
+// cancelled and the VM stays where it was) and undo what they made; the process exits once they have, or after 4 s, leaving whatever is not
 // undone yet in the journal for the next operation on its host (rollback.ts).
 import { KvmError } from "../errors";
 import { warn } from "../log";
@@ -27,7 +27,7 @@ function onSignal(sig: NodeJS.Signals): void {
 }
 
 /**
- * Runs a create that SIGINT or SIGTERM stops through `signal`; the process then waits
+ * Runs a create (or a Domain's move) that SIGINT or SIGTERM stops through `signal`; the process then waits
  * for it (and its undo) to settle before exiting. Listening starts with the first create,
  * so only the provider process, never the program that loads the SDK, gets the handlers.
  */

@@ -103,6 +103,23 @@ describe("live migration between the lab's two hypervisors", function () {
     assert.ok(!namesOnB().includes(vm.name), "no domain left on B");
   });
 
+  it("Ctrl-C while the data goes: the source's job is aborted, the VM runs on A and nothing stays on B", async () => {
+    const vm = await vmOnA(`${tag}-ctrlc`);
+    const ctrlC = new AbortController();
+    const failure = await withBoth(async (a, b) => {
+      // interrupted once the streams flow: Perform has been sent for a moment
+      const slow: Libvirt = { ...a, migratePerform: (...args) => (setTimeout(() => ctrlC.abort(new Error("interrupted")), 300), a.migratePerform(...args)) };
+      return migrateLive(slow, b, await a.lookupDomain(vm.name), { address: labEnv().b.migrationAddress, copy: "all", signal: ctrlC.signal });
+    }).then(
+      () => undefined,
+      (err: Error) => err,
+    );
+    assert.strictEqual(failure?.message, "interrupted", "the interruption is what the move reports");
+    assert.match(virsh(["domstate", vm.name]), /^running/, "the VM runs on A");
+    for (let i = 0; i < 50 && namesOnB().includes(vm.name); i++) await new Promise((r) => setTimeout(r, 200));
+    assert.ok(!namesOnB().includes(vm.name), "no domain left on B");
+  });
+
   it("leaves the VM running on A and nothing on B when B's libvirtd dies between Prepare and Finish", async () => {
     const lab = labEnv();
     const vm = await vmOnA(`${tag}-fault`);

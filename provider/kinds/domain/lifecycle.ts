@@ -128,7 +128,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
     async update(id, recordedOlds, news) {
       // another host: the VM moves there first, and the rest of the update applies there
       const olds = movesHost(recordedOlds, news)
-        ? { ...recordedOlds, host: news.host, disks: news.disks, ...(await moveDomain(ctx.pool, id, recordedOlds, news)) }
+        ? { ...recordedOlds, host: news.host, disks: news.disks, ...(await interruptible((signal) => moveDomain(ctx.pool, id, recordedOlds, news, signal))) }
         : recordedOlds;
       // the newest credentials: a key rotated in this very update already applies
       const host = hostLabel(news.host);

@@ -17,6 +17,8 @@ export interface LiveMigration {
   copy: "all" | "top" | "none";
   /** Left paused on the destination (a shut-off VM moved by a paused start: its CPUs never run). */
   paused?: boolean;
+  /** Ctrl-C: the source's job is aborted, and the migration is cancelled like a failed one. */
+  signal?: AbortSignal;
   /** Told every few seconds while the data goes: bytes of memory and disks sent, and left. */
   onProgress?: (p: MigrationProgress) => void;
   /** The definition the destination runs, from the source's (its disks' paths as the destination names them). */
@@ -62,12 +64,16 @@ export async function migrateLive(source: Libvirt, destination: Libvirt, dom: Do
   let failure: unknown;
   const onProgress = how.onProgress;
   const watch = onProgress && setInterval(() => void source.migrationProgress(dom).then(onProgress, () => undefined), PROGRESS_EVERY_MS);
+  const abort = () => void source.abortJob(dom).catch(() => undefined);
+  how.signal?.addEventListener("abort", abort);
   try {
+    how.signal?.throwIfAborted();
     performed = await source.migratePerform(dom, params, prepared.cookieOut, flags);
   } catch (err) {
-    failure = err;
+    failure = how.signal?.aborted ? how.signal.reason : err;
   } finally {
     clearInterval(watch);
+    how.signal?.removeEventListener("abort", abort);
   }
   let finished: Awaited<ReturnType<Libvirt["migrateFinish"]>> | undefined;
   try {

@@ -42,12 +42,14 @@ export function checkMove(olds: DomainInputs, news: DomainInputs, failures: Fail
 }
 
 /** Moves the domain of record `olds` to `news.host`; resolves with its seed as the new host has it. */
-export async function moveDomain(pool: HostAccess, uuid: string, olds: DomainOutputs, news: DomainInputs): Promise<SeedRecord> {
+export async function moveDomain(pool: HostAccess, uuid: string, olds: DomainOutputs, news: DomainInputs, signal?: AbortSignal): Promise<SeedRecord> {
   const from = hostLabel(olds.host);
   const making = new Making(pool, news.host);
   let seed: SeedRecord;
   try {
-    seed = await pool.run(olds.host, (a) => pool.run(news.host, (b) => moveBetween(a, b, uuid, olds, news, making), { mutating: true }), { mutating: true });
+    seed = await pool.run(olds.host, (a) => pool.run(news.host, (b) => moveBetween(a, b, uuid, olds, news, making, signal), { mutating: true }), {
+      mutating: true,
+    });
     await making.kept();
   } catch (err) {
     await making.undo();
@@ -64,7 +66,15 @@ export async function moveDomain(pool: HostAccess, uuid: string, olds: DomainOut
   return seed;
 }
 
-async function moveBetween(a: Libvirt, b: Libvirt, uuid: string, olds: DomainOutputs, news: DomainInputs, making: Making): Promise<SeedRecord> {
+async function moveBetween(
+  a: Libvirt,
+  b: Libvirt,
+  uuid: string,
+  olds: DomainOutputs,
+  news: DomainInputs,
+  making: Making,
+  signal?: AbortSignal,
+): Promise<SeedRecord> {
   const from = hostLabel(olds.host);
   const to = hostLabel(news.host);
   // what a move that failed there left (its seed copy, when that host's libvirtd died)
@@ -90,6 +100,7 @@ async function moveBetween(a: Libvirt, b: Libvirt, uuid: string, olds: DomainOut
       // the Volumes made there hold the same base: only what the guest wrote goes
       copy: "top",
       paused: !running,
+      signal,
       destinationXml: (xml) => withDiskPaths(xml, paths),
       onProgress: (p) =>
         log(
