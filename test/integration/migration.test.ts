@@ -5,7 +5,7 @@ import * as assert from "assert";
 import { execFileSync } from "child_process";
 import * as path from "path";
 import { domainProvider, DomainOutputs } from "../../provider/kinds/domain/lifecycle";
-import { migrateLive } from "../../provider/kinds/domain/migrate";
+import { migrateLive, MigrationProgress } from "../../provider/kinds/domain/migrate";
 import { volumeProvider, VolumeInputs, VolumeOutputs } from "../../provider/kinds/volume/lifecycle";
 import { hostPool } from "../../provider/pool/host-pool";
 import { DomainRef, Libvirt } from "../../provider/libvirt/api";
@@ -79,7 +79,17 @@ describe("live migration between the lab's two hypervisors", function () {
   it("moves a running VM to B with its disk: the same UUID and MAC, running there by an incoming migration, gone from A", async () => {
     const vm = await vmOnA(`${tag}-live`);
     const macs = virsh(["domiflist", vm.name]).match(/([0-9a-f]{2}:){5}[0-9a-f]{2}/g);
-    const moved = await withBoth(async (a, b) => migrateLive(a, b, await a.lookupDomain(vm.name), { address: labEnv().b.migrationAddress, copy: "all" }));
+    // 2 MiB/s: the memory takes seconds to go, so progress is told on the way
+    virsh(["migrate-setspeed", vm.name, "2"]);
+    const progress: MigrationProgress[] = [];
+    const moved = await withBoth(async (a, b) =>
+      migrateLive(a, b, await a.lookupDomain(vm.name), { address: labEnv().b.migrationAddress, copy: "all", onProgress: (p) => progress.push(p) }),
+    );
+    assert.ok(progress.length > 0, "progress was told while the data went");
+    assert.ok(
+      progress.every((p) => p.total > 0 && p.processed <= p.total),
+      `each report within its total: ${JSON.stringify(progress)}`,
+    );
     assert.strictEqual(moved.name, vm.name);
     assert.strictEqual(onB(["domuuid", vm.name]), vm.uuid, "the same domain");
     // libvirt's record of how it came to run there: not booted, migrated in
@@ -105,11 +115,15 @@ describe("live migration between the lab's two hypervisors", function () {
 
   it("Ctrl-C while the data goes: the source's job is aborted, the VM runs on A and nothing stays on B", async () => {
     const vm = await vmOnA(`${tag}-ctrlc`);
+    // 1 MiB/s: the memory takes half a minute to go, and Ctrl-C comes a second into it
+    virsh(["migrate-setspeed", vm.name, "1"]);
     const ctrlC = new AbortController();
     const failure = await withBoth(async (a, b) => {
-      // interrupted once the streams flow: Perform has been sent for a moment
-      const slow: Libvirt = { ...a, migratePerform: (...args) => (setTimeout(() => ctrlC.abort(new Error("interrupted")), 300), a.migratePerform(...args)) };
-      return migrateLive(slow, b, await a.lookupDomain(vm.name), { address: labEnv().b.migrationAddress, copy: "all", signal: ctrlC.signal });
+      const interrupted: Libvirt = {
+        ...a,
+        migratePerform: (...args) => (setTimeout(() => ctrlC.abort(new Error("interrupted")), 1000), a.migratePerform(...args)),
+      };
+      return migrateLive(interrupted, b, await a.lookupDomain(vm.name), { address: labEnv().b.migrationAddress, copy: "all", signal: ctrlC.signal });
     }).then(
       () => undefined,
       (err: Error) => err,

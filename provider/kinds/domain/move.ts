@@ -14,7 +14,7 @@ import type { HostConfig } from "../../ssh/host";
 import { interfacesWithLink, withDiskPaths } from "../../xml/domain-move";
 import { seedPoolFor } from "./inputs";
 import { migrateLive } from "./migrate";
-import { ownedDomain } from "./observe";
+import { domainByUuid, ownedDomain } from "./observe";
 import { isActive } from "./power";
 import { copySeed, deleteSeed } from "./seed";
 import { resolveDisks } from "./spec";
@@ -80,9 +80,9 @@ async function moveBetween(
   // what a move that failed there left (its seed copy, when that host's libvirtd died)
   await clearLeftovers(news.host, b);
   // moved by an earlier `up` whose record was not saved: it is ours there (its marker came along)
-  const there = await ownedDomain(b, uuid, to, "move");
+  const there = await recordedOn(b, uuid, olds, to);
   if (there) return olds.seedVolume ? { seedVolume: olds.seedVolume, seedPool: seedPoolFor(news), seedIdentity: undefined } : {};
-  const dom = await ownedDomain(a, uuid, from, "move");
+  const dom = await recordedOn(a, uuid, olds, from);
   if (!dom) throw new KvmError("not-found", `domain ${olds.name} (${uuid}) is on neither host`, { host: from, fix: "Run pulumi refresh" });
   const paths = await diskPaths(a, b, olds, news, from, to);
   const copied = olds.seedVolume
@@ -116,6 +116,10 @@ async function moveBetween(
   else await b.destroyDomain(moved);
   return copied ? { seedVolume: copied.name, seedPool: copied.pool, seedIdentity: copied.identity } : {};
 }
+
+/** The domain of the record on a host, by its UUID: with pulumi-kvm's marker, unless it was imported. */
+const recordedOn = (lv: Libvirt, uuid: string, olds: DomainOutputs, host: string) =>
+  olds.imported ? domainByUuid(lv, uuid) : ownedDomain(lv, uuid, host, "move");
 
 const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
 
@@ -152,7 +156,7 @@ async function moveFailure(pool: HostAccess, uuid: string, olds: DomainOutputs, 
   const cause = classify(err);
   const state = await pool
     .run(olds.host, async (a) => {
-      const dom = await ownedDomain(a, uuid, from, "move");
+      const dom = await recordedOn(a, uuid, olds, from);
       return dom && describeState(await a.domainState(dom));
     })
     .catch(() => undefined);
