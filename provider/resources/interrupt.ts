@@ -18,7 +18,7 @@ function onSignal(sig: NodeJS.Signals): void {
   stop.abort(
     new KvmError("transient", `pulumi-kvm was interrupted (${sig}): what this create made is removed, or journalled and removed by the next pulumi up`),
   );
-  if (running.size) warn(`${sig}: stopping ${running.size} create(s) in flight and undoing what they made`);
+  if (running.size) warn(`${sig}: stopping ${running.size} create(s) or move(s) in flight and undoing what they made`);
   const grace = setTimeout(() => process.exit(130), GRACE_MS);
   void Promise.allSettled([...running]).then(() => {
     clearTimeout(grace);

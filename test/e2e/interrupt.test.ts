@@ -111,7 +111,7 @@ describe(`e2e [${leg.name}]: Ctrl-C during pulumi up`, function () {
       const { code, output } = await run.exited;
       assert.notStrictEqual(code, 0);
       assert.ok(ms < GRACE_MS, `the provider exited ${ms} ms after the second Ctrl-C, within the engine's ${GRACE_MS} ms`);
-      assert.match(output, /SIGINT: stopping 1 create\(s\) in flight/);
+      assert.match(output, /SIGINT: stopping 1 create\(s\) or move\(s\) in flight/);
       assert.deepStrictEqual(ours(e.prefix), { volumes: [], domains: [] }, "the half-uploaded image is gone from the host");
       assert.deepStrictEqual(journalled(), [], "removed at once, not left for later");
       await nextUpLeavesNoOrphan(e, { volumes: [`${e.prefix}-disk`, image], domains: [] });

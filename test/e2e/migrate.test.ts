@@ -1,7 +1,7 @@
 // A running VM moved to another host by a config switch, through the real CLI, between the
 // lab's hypervisors A and B: the preview shows an update for the VM (its Image and disk are
 // replaced, made on B first); a move that B's libvirtd dies in leaves the VM running on A and
-// nothing of it on B, and the next `up` moves it: on B it runs by an incoming migration, the
+// nothing of it on B, as does Ctrl-C during the move, and the next `up` moves it: on B it runs by an incoming migration, the
 // same UUID and MAC, with a lease of B's network; nothing of it stays on A. Shut off there, with
 // data written into its disk, it moves back to A shut off, the data along; destroy leaves
 // nothing on either.
@@ -12,6 +12,7 @@ import { e2eStack, E2eStack } from "../support/pulumi";
 import { holdB, labEnv, releaseB, repoRoot } from "../support/lab";
 import { legProject, programEnv, programFiles, programIn, testLegs } from "../support/package";
 import { pidFromFile, stopProcess } from "../support/pids";
+import { runPulumi, until } from "../support/pulumi-process";
 import { domainNames, mine, virsh, volumeNames } from "../support/virsh";
 
 const leg = testLegs()[0];
@@ -94,10 +95,28 @@ describe(`e2e [${leg.name}]: a running VM moves to another host with pulumi up`,
     for (let i = 0; i < 50 && domainNames(lab.b.uri).includes(vm); i++) await new Promise((r) => setTimeout(r, 200));
     assert.ok(!domainNames(lab.b.uri).includes(vm), "no domain of it on B");
 
-    // the next up moves it
+    // Ctrl-C twice while the memory goes (1 MiB/s): the provider aborts the migration before
+    // the engine's kill, and the VM goes on running on A
+    virsh(["migrate-setspeed", vm, "1"]);
+    const run = runPulumi(e!, ["up", "--yes", "--skip-preview"]);
+    await until(() => domainNames(lab.b.uri).includes(vm), 120_000, "the move to reach B");
+    run.interrupt();
+    await until(() => /\^C received; cancelling/.test(run.output()), 10_000, "pulumi to take the first Ctrl-C");
+    run.interrupt();
+    const interrupted = await run.exited;
+    assert.notStrictEqual(interrupted.code, 0);
+    assert.match(interrupted.output, /SIGINT: stopping 1 create\(s\) or move\(s\) in flight/);
+    assert.match(virsh(["domstate", vm]), /^running/, "interrupted, the VM runs on A");
+    for (let i = 0; i < 50 && domainNames(lab.b.uri).includes(vm); i++) await new Promise((r) => setTimeout(r, 200));
+    assert.ok(!domainNames(lab.b.uri).includes(vm), "and nothing of it stays on B");
+
+    // the next up moves it; at 2 MiB/s (virsh migrate-setspeed) its memory takes seconds to go, and the run shows how far it is
+    virsh(["migrate-setspeed", vm, "2"]);
     const moved = await stack.up();
     assert.strictEqual(moved.summary.result, "succeeded");
-    console.log(`      the move's progress lines: ${moved.stdout.match(/move domain .*% \(.*\)/g)?.join("; ") ?? "none (it took less than 2 s)"}`);
+    const progress = moved.stdout.match(/move domain \S+ \d+% \(\d+ of \d+ MiB sent, \d+ MiB left\)/g) ?? [];
+    assert.ok(progress.length > 0, `pulumi up shows the move's progress: ${moved.stdout}`);
+    console.log(`      the move's progress, as pulumi up shows it: ${progress.join("; ")}`);
     assert.strictEqual(moved.outputs.uuid.value, uuid, "the same VM");
     assert.strictEqual(onB(["domuuid", vm]), uuid);
     assert.strictEqual(onB(["domstate", "--reason", vm]), "running (migrated)", "moved live: not booted on B");
