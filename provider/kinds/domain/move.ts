@@ -104,7 +104,8 @@ async function moveBetween(
       destinationXml: (xml) => withDiskPaths(xml, paths),
       onProgress: (p) =>
         log(
-          `host=${to} move domain ${olds.name} ${p.total ? Math.round((p.processed / p.total) * 100) : 0}% (${mib(p.processed)} of ${mib(p.total)} MiB sent, ${mib(p.remaining)} MiB left)`,
+          // done as virsh migrate --verbose counts it: what is no longer left (zero pages go almost free)
+          `host=${to} move domain ${olds.name} ${p.total ? Math.floor(((p.total - p.remaining) / p.total) * 100) : 0}% (${mib(p.remaining)} of ${mib(p.total)} MiB left, ${mib(p.processed)} MiB sent)`,
           0,
         ),
     });
