@@ -117,7 +117,6 @@ describe(`e2e [${leg.name}]: a running VM moves to another host with pulumi up`,
     // (the progress lines come once as the run goes, and again in its diagnostics)
     const progress = [...new Set(moved.stdout.match(/move domain \S+ \d+% \(\d+ of \d+ MiB left, \d+ MiB sent\)/g) ?? [])];
     assert.ok(progress.length > 0, `pulumi up shows the move's progress: ${moved.stdout}`);
-    );
     console.log(`      the move's progress, as pulumi up shows it: ${progress.join("; ")}`);
     assert.strictEqual(moved.outputs.uuid.value, uuid, "the same VM");
     assert.strictEqual(onB(["domuuid", vm]), uuid);
