@@ -117,13 +117,13 @@ export interface NetworkInterface {
 export interface DomainArgs {
   /**
    * The libvirt host and how to log in to it ([connection.md](connection.md)); its secrets stay secret.
-   * Another address, port, user, socket or URI moves the VM there in an update, keeping its UUID, MACs,
-   * disks' contents and seed: live (libvirt's migration; the guest is not restarted) when it runs, its
-   * disks copied onto the Volumes of the same names made there first (give the Image and Volumes the new
-   * host too); the streams go to the new host's `migrationAddress`. A shut-off VM moves the same way,
-   * started paused (its CPUs never run) and shut off again there. Afterwards each NIC's link drops for 2
-   * s so the guest asks the new host's network for a lease. A move that fails leaves the VM where it
-   * was. Another user on the same machine is only recorded. A change is only recorded.
+   * Another address, port, socket or URI moves the VM there in an update, keeping its UUID, MACs, disks'
+   * contents and seed: live (libvirt's migration; the guest is not restarted) when it runs, its disks
+   * copied onto the Volumes of the same names made there first (give the Image and Volumes the new host
+   * too); the streams go to the new host's `migrationAddress`. A shut-off VM moves the same way, started
+   * paused (its CPUs never run) and shut off again there. Afterwards each NIC's link drops for 2 s so
+   * the guest asks the new host's network for a lease. A move that fails leaves the VM where it was.
+   * Another user on the same machine is only recorded. A change is only recorded.
    */
   host: pulumi.Input<HostArgs>;
   /** The domain's name on the host. Default: the resource name. A change replaces the resource. */
@@ -301,13 +301,13 @@ export interface DomainArgs {
 export class Domain extends pulumi.dynamic.Resource {
   /**
    * The libvirt host and how to log in to it ([connection.md](connection.md)); its secrets stay secret.
-   * Another address, port, user, socket or URI moves the VM there in an update, keeping its UUID, MACs,
-   * disks' contents and seed: live (libvirt's migration; the guest is not restarted) when it runs, its
-   * disks copied onto the Volumes of the same names made there first (give the Image and Volumes the new
-   * host too); the streams go to the new host's `migrationAddress`. A shut-off VM moves the same way,
-   * started paused (its CPUs never run) and shut off again there. Afterwards each NIC's link drops for 2
-   * s so the guest asks the new host's network for a lease. A move that fails leaves the VM where it
-   * was. Another user on the same machine is only recorded.
+   * Another address, port, socket or URI moves the VM there in an update, keeping its UUID, MACs, disks'
+   * contents and seed: live (libvirt's migration; the guest is not restarted) when it runs, its disks
+   * copied onto the Volumes of the same names made there first (give the Image and Volumes the new host
+   * too); the streams go to the new host's `migrationAddress`. A shut-off VM moves the same way, started
+   * paused (its CPUs never run) and shut off again there. Afterwards each NIC's link drops for 2 s so
+   * the guest asks the new host's network for a lease. A move that fails leaves the VM where it was.
+   * Another user on the same machine is only recorded.
    */
   public readonly host!: pulumi.Output<Host>;
   /** The domain's name on the host. */

@@ -153,7 +153,7 @@ export function hostProperty<I extends { host: unknown }, O extends { host: unkn
   const doc = "the libvirt host and how to log in to it ([connection.md](connection.md)); its secrets stay secret";
   return {
     type: "Host",
-    doc: moves ? `${doc}. Another address, port, user, socket or URI ${moves}` : doc,
+    doc: moves ? `${doc}. Another address, port, socket or URI ${moves}` : doc,
     required: true,
     change: "record",
     same: (o, n) => sameLogin(o.host as never, n.host as never),
