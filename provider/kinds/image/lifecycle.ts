@@ -167,6 +167,7 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
             }
             // until its last write the volume starts with a mark of its own: what proves it ours
             const token = newHeadToken();
+            const capacityBytes = header.format === "qcow2" ? header.virtualSize : header.fileSize;
             const made = await ctx.pool.run(
               inputs.host,
               async (lv) => {
@@ -174,7 +175,7 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
                 // sparse: the size comes from bytes not verified yet (a mirror may claim terabytes); only what arrives is allocated
                 const xml = volumeXml({
                   name: inputs.name,
-                  capacityBytes: header.format === "qcow2" ? header.virtualSize : header.fileSize,
+                  capacityBytes,
                   format: header.format,
                   allocationBytes: 0,
                 });
@@ -209,8 +210,10 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
                 if (d.mtime) await making.reidentify(inputs.name, `mtime:${d.mtime}`);
                 // a file's digest is its identity in later diffs (check computes it then)
                 const source = inputs.source.path ? { ...inputs.source, sha256 } : inputs.source;
+                // the capacity is the verified header's: libvirt re-reads a volume after each upload
+                // in a thread of its own, and read now it may still hold what it read under the mark
                 const outs = {
-                  ...imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? vol.key }, header.format, sha256, sealed(d)),
+                  ...imageOutputs({ ...inputs, source }, { ...d, key: d.key ?? vol.key, capacityBytes }, header.format, sha256, sealed(d)),
                   ...(digests.sha512 ? { sha512: digests.sha512 } : {}),
                 };
                 return { id: outs.key, outs };
