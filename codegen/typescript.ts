@@ -4,8 +4,8 @@
 // a kind's class does beyond registering its inputs (a resource given instead of a name,
 // values the program computes) lives in a hand-written module the table below names.
 import { Declaration, OutputProperty, Property, propertyDoc } from "../provider/resources/properties";
-import { DECLARATIONS } from "../provider/kinds";
-import { Field, OBJECT_TYPES } from "../provider/resources/object-types";
+import { DECLARATIONS, OBJECT_TYPES } from "../provider/kinds";
+import { Field } from "../provider/resources/object-types";
 import { isKind, Kind, KIND_NAMES } from "../provider/kinds";
 
 export const HEADER =

@@ -3,14 +3,14 @@
 // of an explicit one (`new kvm.Provider("hv2", { address })`). Stack config arrives as
 // strings, an explicit provider's inputs typed; both are read by the Host field's type.
 // A resource without a host of its own is on its provider's host.
-import { OBJECT_TYPES } from "../provider/resources/object-types";
+import { SHARED_TYPES } from "../provider/resources/object-types";
 import { checkHostInput, deepEqual, Failures, isUnknown } from "../provider/resources/common";
 import type { HostConfig } from "../provider/ssh/host";
 
 type Values = Record<string, unknown>;
 
 /** The settings of the provider: the Host's fields, with their declared types. */
-export const SETTINGS = OBJECT_TYPES.Host.fields;
+export const SETTINGS = SHARED_TYPES.Host.fields;
 
 /** What the engine adds to every provider's inputs; not settings of ours. */
 const ENGINE_KEYS = new Set(["version", "pluginDownloadURL"]);

@@ -3,8 +3,8 @@
 // default, secrecy and whether a change replaces; every output a program reads; the
 // structured values (a host, a disk, …) as object types. Nothing here is written by hand per kind.
 import { isKind, Kind } from "../provider/kinds";
-import { DECLARATIONS } from "../provider/kinds";
-import { Field, OBJECT_TYPES, ObjectType } from "../provider/resources/object-types";
+import { DECLARATIONS, OBJECT_TYPES } from "../provider/kinds";
+import { Field, ObjectType } from "../provider/resources/object-types";
 import { OutputProperty, Property, propertyDoc } from "../provider/resources/properties";
 import { Lookup, LOOKUPS } from "../provider/resources/lookups";
 

@@ -1,7 +1,7 @@
 // Secrets on the provider protocol's wire: inputs may arrive wrapped as secrets; an output
 // goes back wrapped when its input came as one or its declaration says it is secret.
 import type { Kind } from "../provider/kinds";
-import { DECLARATIONS } from "../provider/kinds";
+import { DECLARATIONS, OBJECT_TYPES } from "../provider/kinds";
 import { carriesSecret, Field } from "../provider/resources/object-types";
 import { Property } from "../provider/resources/properties";
 import { reveal, secretOf } from "../provider/pulumi-secrets";
@@ -26,7 +26,7 @@ export function wrapSecrets(kind: Kind, props: Props, secret: Set<string>): Prop
   return Object.fromEntries(
     Object.entries(props).map(([k, v]) => {
       const p = declared[k];
-      const hidden = secret.has(k) || (p !== undefined && v !== undefined && v !== null && (p.secret || carriesSecret(p.type, v)));
+      const hidden = secret.has(k) || (p !== undefined && v !== undefined && v !== null && (p.secret || carriesSecret(p.type, v, OBJECT_TYPES)));
       return [k, hidden ? secretOf(v) : v];
     }),
   );

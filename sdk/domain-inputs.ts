@@ -1,11 +1,10 @@
 // What the Domain class does beyond registering its inputs (its class is generated:
 // codegen/typescript.ts): a Volume or Image given as a disk goes as its name, pool, format,
-// base and identity as recorded; a NetworkFilter given as a NIC's filter as its name (so
+// base and identity as recorded; a resource given as a NIC's filter as its name (so
 // Pulumi makes it first); cloud-init goes as a secret whenever any part is given.
 import * as pulumi from "@pulumi/pulumi";
 import { Image } from "./image";
 import type { CloudInitArgs } from "./types";
-import { NetworkFilter } from "./network-filter";
 import { Volume } from "./volume";
 
 /** What of a disk this reads; the rest goes as the program wrote it. */
@@ -15,9 +14,12 @@ interface DiskSource {
   format?: pulumi.Input<"qcow2" | "raw">;
 }
 
+/** A resource of this package given where its object's name goes: the name output carries the dependency. */
+type Named = pulumi.CustomResource & { readonly name: pulumi.Output<string> };
+
 /** What of a NIC this reads. */
 interface NicSource {
-  filter?: NetworkFilter | pulumi.Input<string>;
+  filter?: Named | pulumi.Input<string>;
 }
 
 interface DomainSources {
@@ -51,4 +53,4 @@ function diskInput(d: DiskSource) {
   return { ...d, ...recorded, volume: made ? made.name : d.volume, pool: d.pool ?? made?.pool, format: d.format ?? made?.format };
 }
 
-const nicInput = (n: NicSource) => (n.filter instanceof NetworkFilter ? { ...n, filter: n.filter.name } : n);
+const nicInput = (n: NicSource) => (pulumi.CustomResource.isInstance(n.filter) ? { ...n, filter: n.filter.name } : n);

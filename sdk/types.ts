@@ -195,6 +195,26 @@ export interface VolumeIdentity {
   mtime?: string;
 }
 
+/** A running storage pool's size and free space. As a program writes it. */
+export interface PoolSpaceArgs {
+  /** Its name. */
+  name: pulumi.Input<string>;
+  /** Its size. */
+  capacityBytes: pulumi.Input<number>;
+  /** Its free space. */
+  availableBytes: pulumi.Input<number>;
+}
+
+/** A running storage pool's size and free space. As outputs hold it. */
+export interface PoolSpace {
+  /** Its name. */
+  name: string;
+  /** Its size. */
+  capacityBytes: number;
+  /** Its free space. */
+  availableBytes: number;
+}
+
 /** Macvtap on a host device. As a program writes it. */
 export interface DirectInterfaceArgs {
   /** The host device. */
@@ -369,26 +389,6 @@ export interface DhcpHost {
   ip: string;
   /** A host name dnsmasq serves for it. */
   name?: string;
-}
-
-/** A running storage pool's size and free space. As a program writes it. */
-export interface PoolSpaceArgs {
-  /** Its name. */
-  name: pulumi.Input<string>;
-  /** Its size. */
-  capacityBytes: pulumi.Input<number>;
-  /** Its free space. */
-  availableBytes: pulumi.Input<number>;
-}
-
-/** A running storage pool's size and free space. As outputs hold it. */
-export interface PoolSpace {
-  /** Its name. */
-  name: string;
-  /** Its size. */
-  capacityBytes: number;
-  /** Its free space. */
-  availableBytes: number;
 }
 
 /** A rule of a NetworkFilter. As a program writes it. */

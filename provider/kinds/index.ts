@@ -2,6 +2,7 @@
 // docs' tables, the CLI and the tests loop over it; nothing outside kinds/ names a kind.
 import type { Declaration } from "../resources/properties";
 import type { KindModule } from "../resources/kind";
+import { ObjectType, SHARED_TYPES } from "../resources/object-types";
 import { domainKind } from "./domain";
 import { imageKind } from "./image";
 import { networkKind } from "./network";
@@ -32,6 +33,12 @@ export function isKind(v: unknown): v is Kind {
 /** Every kind's declaration, by kind. */
 export const DECLARATIONS: { readonly [K in Kind]: Declaration<any, any> } = {} as Record<Kind, Declaration<any, any>>;
 for (const k of KIND_NAMES) (DECLARATIONS as Record<Kind, Declaration<any, any>>)[k] = KINDS[k].declaration;
+
+/** Every structured value type by the name declarations use: those kinds share, and each kind's own. */
+export const OBJECT_TYPES: Readonly<Record<string, ObjectType<any>>> = Object.assign(
+  { ...SHARED_TYPES },
+  ...KIND_NAMES.map((k) => DECLARATIONS[k].types ?? {}),
+);
 
 /** How many kinds deep what a kind's inputs name goes: pools and networks 0, volumes 1, domains 2. */
 function depth(kind: Kind, seen: readonly Kind[] = []): number {

@@ -13,7 +13,6 @@ import { domainCalls } from "./calls-domain";
 import { migrationCalls } from "./calls-migration";
 import { networkCalls } from "./calls-network";
 import { snapshotCalls } from "./calls-snapshot";
-import { networkFilterCalls } from "./calls-network-filter";
 import { storageCalls } from "./calls-storage";
 
 export type { Call, InboundCall, StreamCall, Trace } from "./call-rows";
@@ -69,7 +68,6 @@ export const calls = {
   ...migrationCalls,
   ...networkCalls,
   ...snapshotCalls,
-  ...networkFilterCalls,
 };
 
 export type Calls = typeof calls;

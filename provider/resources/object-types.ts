@@ -1,18 +1,14 @@
-// The structured values of the kinds' properties (a host, a disk, a NIC, …), declared once:
-// each field's type and what it is. Declarations name them in their types ("Host",
-// "Disk[]", "boolean | WaitForIp"); the provider plugin's schema makes each a type of its
-// own, so every language's SDK has it typed. Each is a mapped type over the provider's own
-// interface: a field forgotten here is a compile error.
+// The structured values kinds share (a host, an image source, a volume's base and identity),
+// and the shape of every structured value: each field's type and what it is. A value only
+// one kind has is declared with that kind (its declaration's `types`). Declarations name
+// them in their types ("Host", "Disk[]", "boolean | WaitForIp"); the provider plugin's
+// schema makes each a type of its own, so every language's SDK has it typed. Each is a
+// mapped type over the provider's own interface: a field forgotten is a compile error.
 import type { HostConfig } from "../ssh/host";
 import type { ImageSource } from "../image/source";
 import type { VolumeIdentity } from "../kinds/volume/identity";
 import { urlHasSecrets } from "../image/url-secrets";
-import type { CloudInit } from "../iso/seed";
-import type { DhcpHost } from "../xml/network";
-import type { FilterRule } from "../xml/network-filter";
-import type { XmlPatch } from "../xml/domain-patches";
-import type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "../kinds/domain/inputs";
-import type { NetworkInputs } from "../kinds/network/inputs";
+import type { DiskInput } from "../kinds/domain/types";
 
 export interface Field {
   /** As in a declaration: a primitive (integer where only whole numbers do), a choice of strings, or another object type's name. */
@@ -31,10 +27,13 @@ export interface ObjectType<T> {
   fields: { readonly [K in keyof Required<T>]: Field };
 }
 
-type Defined<T> = Exclude<T, undefined | boolean>;
-type Element<T> = T extends readonly (infer E)[] ? E : never;
+/** An optional input's object shape (`tpm?: Tpm | boolean` → Tpm). */
+export type Defined<T> = Exclude<T, undefined | boolean>;
+/** A list's element. */
+export type Element<T> = T extends readonly (infer E)[] ? E : never;
 
-const FORMAT = '"qcow2" | "raw"';
+/** A volume's format, as declared types spell it. */
+export const FORMAT = '"qcow2" | "raw"';
 
 const host: ObjectType<HostConfig> = {
   doc: "How to reach a libvirt host over SSH (docs/connection.md)",
@@ -97,141 +96,11 @@ const backing: ObjectType<Defined<DiskInput["backing"]>> = {
   },
 };
 
-const disk: ObjectType<DiskInput> = {
-  doc: "A disk of a Domain",
-  fields: {
-    volume: {
-      type: "Volume | Image | string",
-      doc: "the volume: a Volume or Image (its format, base and identity come along), or a volume's name",
-      required: true,
-    },
-    pool: { type: "string", doc: 'the pool of the volume (default "default")' },
-    device: { type: '"disk" | "cdrom"', doc: '"disk" (default) or "cdrom"' },
-    bus: { type: '"virtio" | "sata" | "scsi" | "ide"', doc: '"virtio" (default; a cdrom: "sata")' },
-    format: { type: FORMAT, doc: "the volume's format (a Volume's `format` output): never read from the file" },
-    backing: { type: "Backing", doc: "a qcow2 overlay's base (a Volume's `backing` output): an overlay given without it is refused" },
-    bootOrder: { type: "integer", doc: "its place in the boot order, 1 first (default: the first disk boots)" },
-    cache: { type: '"default" | "none" | "writethrough" | "writeback" | "directsync" | "unsafe"', doc: "qemu's cache mode (libvirt's default when absent)" },
-    discard: { type: '"unmap" | "ignore"', doc: '"unmap" passes the guest\'s TRIM/discard on to the volume' },
-    serial: { type: "string", doc: "the serial number the guest sees (up to 20 letters, digits, _ . + -)" },
-    readonly: { type: "boolean", doc: "attached read-only (default false)" },
-    identity: {
-      type: "VolumeIdentity",
-      doc: "what proves the volume is the Volume the stack made (a Volume's identity, passed by the TypeScript SDK): a volume found under the name that is not it is refused",
-      bySdk: true,
-    },
-  },
-};
-
 const volumeIdentity: ObjectType<VolumeIdentity> = {
   doc: "What proves a volume on the host is the one the stack made (recorded by its Volume or Image)",
   fields: {
     marker: { type: "string", doc: "the UUID in the header of a qcow2 Volume pulumi-kvm made" },
     mtime: { type: "string", doc: "the modification time of an Image or seed when its upload ended" },
-  },
-};
-
-const directInterface: ObjectType<Defined<InterfaceInput["direct"]>> = {
-  doc: "macvtap on a host device",
-  fields: {
-    dev: { type: "string", doc: "the host device", required: true },
-    mode: { type: '"bridge" | "vepa" | "private" | "passthrough"', doc: '"bridge" (default): the host itself cannot reach the guest through it' },
-  },
-};
-
-const networkInterface: ObjectType<InterfaceInput> = {
-  doc: "A NIC of a Domain: one of a libvirt network, a host bridge or a host device",
-  fields: {
-    network: { type: "string", doc: 'a libvirt network (default "default" when neither bridge nor direct is given)' },
-    bridge: { type: "string", doc: "a host bridge instead of a network" },
-    direct: { type: "DirectInterface", doc: "macvtap on a host device instead of a network" },
-    mac: { type: "string", doc: "a fixed MAC; otherwise libvirt picks one, kept across updates" },
-    model: { type: "string", doc: 'the NIC model (default "virtio")' },
-    filter: { type: "NetworkFilter | string", doc: "a NetworkFilter (or a network filter's name) whose rules libvirt applies to the NIC's traffic" },
-  },
-};
-
-const tpm: ObjectType<Defined<DomainInputs["tpm"]>> = {
-  doc: "An emulated TPM, run by swtpm on the host; its state is kept across restarts and updates and removed with the domain",
-  fields: {
-    version: { type: '"2.0" | "1.2"', doc: '"2.0" (default; Windows 11 and measured boot need it) or "1.2"' },
-    model: { type: '"tpm-crb" | "tpm-tis"', doc: '"tpm-crb" (default for 2.0) or "tpm-tis" (the only one for 1.2)' },
-  },
-};
-
-const xmlPatch: ObjectType<XmlPatch> = {
-  doc: "A change to the domain XML pulumi-kvm builds: one of add, set or remove at the nodes xpath selects",
-  fields: {
-    xpath: { type: "string", doc: 'an XPath selecting elements or attributes, e.g. "/domain/devices"', required: true },
-    add: { type: "string", doc: "an XML fragment appended as the last child of each selected element" },
-    set: { type: "string", doc: "the new value of each selected attribute, or the new text of each selected element" },
-    remove: { type: "boolean", doc: "true: the selected nodes are removed" },
-  },
-};
-
-const cloudInit: ObjectType<CloudInit> = {
-  doc: "A NoCloud seed; stored as a secret whenever any part is given",
-  fields: {
-    userData: { type: "string", doc: "user-data" },
-    vendorData: { type: "string", doc: "vendor-data, merged by cloud-init under user-data" },
-    metaData: { type: "string", doc: "extra meta-data lines (instance-id and local-hostname are set by pulumi-kvm)" },
-    networkConfig: { type: "string", doc: "network-config, v1 or v2" },
-    hostname: { type: "string", doc: "local-hostname (default: the domain name)" },
-  },
-};
-
-const waitForIp: ObjectType<Defined<DomainInputs["waitForIp"]>> = {
-  doc: "How create waits for an address of the VM's boot",
-  fields: {
-    timeout: { type: "string", doc: 'e.g. "5m" (default)' },
-    source: { type: '"lease" | "agent" | "arp" | "any"', doc: '"any" (default: lease or agent), "lease", "agent", or "arp" (the host\'s ARP table)' },
-    family: { type: '"ipv4" | "ipv6" | "any"', doc: '"ipv4" (default), "ipv6" or "any"' },
-  },
-};
-
-const interfaceState: ObjectType<Element<DomainOutputs["interfaces"]>> = {
-  doc: "A NIC as the host reports it",
-  fields: {
-    mac: { type: "string", doc: "its MAC", required: true },
-    network: { type: "string", doc: "its network, or bridge:NAME, direct:DEV", required: true },
-    addresses: { type: "string[]", doc: "its addresses", required: true },
-  },
-};
-
-const dhcpHost: ObjectType<DhcpHost> = {
-  doc: "A DHCP reservation",
-  fields: {
-    mac: { type: "string", doc: "the guest NIC's MAC (pin it on the Domain's interface)", required: true },
-    ip: { type: "string", doc: "the address it always gets, inside the DHCP subnet", required: true },
-    name: { type: "string", doc: "a host name dnsmasq serves for it" },
-  },
-};
-
-const dhcp: ObjectType<Defined<NetworkInputs["dhcp"]>> = {
-  doc: "A Network's DHCP range and reservations",
-  fields: {
-    start: { type: "string", doc: "the first address of the range, inside the first IPv4 subnet", required: true },
-    end: { type: "string", doc: "the last address of the range", required: true },
-    hosts: { type: "DhcpHost[]", doc: "reservations; they change in place, live" },
-  },
-};
-
-const filterRule: ObjectType<FilterRule> = {
-  doc: "A rule of a NetworkFilter",
-  fields: {
-    action: {
-      type: '"accept" | "drop" | "reject"',
-      doc: '"drop" and "reject" of what comes in refuse new connections only: replies to the VM\'s own connections, and its DHCP, still reach it',
-      required: true,
-    },
-    direction: { type: '"in" | "out" | "inout"', doc: '"in": to the VM; "out": from it; "inout": both', required: true },
-    protocol: { type: '"tcp" | "udp" | "icmp" | "all"', doc: '"all": every IPv4 protocol', required: true },
-    ports: { type: "string", doc: 'the destination port or range, "22" or "8000-8080" (tcp and udp)' },
-    cidr: {
-      type: "string",
-      doc: 'the other side, an IPv4 CIDR ("10.0.0.0/8"): the source of what comes in, the destination of what goes out (not with "inout")',
-    },
-    priority: { type: "integer", doc: "the order of the rules, lowest first: -999 to 1000 (default 500)" },
   },
 };
 
@@ -244,29 +113,18 @@ const poolSpace: ObjectType<{ name: string; capacityBytes: number; availableByte
   },
 };
 
-/** Every object type by the name declarations use. */
-export const OBJECT_TYPES: Record<string, ObjectType<any>> = {
+/** The object types several kinds share, by the name declarations use (kinds/index.ts adds each kind's own). */
+export const SHARED_TYPES: Record<string, ObjectType<any>> = {
   Host: host,
   ImageSource: imageSource,
   Backing: backing,
-  Disk: disk,
   VolumeIdentity: volumeIdentity,
-  DirectInterface: directInterface,
-  NetworkInterface: networkInterface,
-  CloudInit: cloudInit,
-  Tpm: tpm,
-  XmlPatch: xmlPatch,
-  WaitForIp: waitForIp,
-  InterfaceState: interfaceState,
-  Dhcp: dhcp,
-  DhcpHost: dhcpHost,
   PoolSpace: poolSpace,
-  FilterRule: filterRule,
 };
 
 /** Whether a value of a declared type carries a field declared secret (a host with a private key): it is stored whole as a secret. */
-export function carriesSecret(type: string, value: unknown): boolean {
-  const fields = OBJECT_TYPES[type]?.fields as Record<string, Field> | undefined;
+export function carriesSecret(type: string, value: unknown, types: Record<string, ObjectType<any>> = SHARED_TYPES): boolean {
+  const fields = types[type]?.fields as Record<string, Field> | undefined;
   if (!fields || typeof value !== "object" || value === null) return false;
   return Object.entries(fields).some(([k, f]) => {
     const v = (value as Record<string, unknown>)[k];

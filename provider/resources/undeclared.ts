@@ -3,7 +3,7 @@
 // have no compiler to notice them, and an ignored input is a setting silently not made.
 // Fields of structured values (a disk, a NIC, the host) are checked by their object type.
 import { CheckFailure } from "./common";
-import { OBJECT_TYPES } from "./object-types";
+import { ObjectType, SHARED_TYPES } from "./object-types";
 import { Declaration } from "./properties";
 
 /** Edit distance (insertions, deletions, substitutions, and swaps of neighbours: "memroy"), for the "did you mean" of a misspelt name. */
@@ -26,25 +26,28 @@ export function closest(name: string, declared: string[]): string | undefined {
   return best && best.distance <= Math.max(1, Math.floor(name.length / 3)) ? best.d : undefined;
 }
 
+/** The object types (a kind's and the shared ones) by name. */
+type Types = Readonly<Record<string, ObjectType<any>>>;
+
 /** The object types a declared type names ("Disk[]", "boolean | WaitForIp"), with whether it is a list of them. */
-function objectTypesOf(declared: string): { name: keyof typeof OBJECT_TYPES; list: boolean }[] {
+function objectTypesOf(declared: string, types: Types): { name: string; list: boolean }[] {
   return declared
     .replace(/\s*\(.*\)$/, "")
     .split(" | ")
     .map((t) => ({ name: t.replace(/\[\]$/, ""), list: t.endsWith("[]") }))
-    .filter((t): t is { name: keyof typeof OBJECT_TYPES; list: boolean } => t.name in OBJECT_TYPES);
+    .filter((t) => t.name in types);
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
 
 /** The undeclared fields of `value` (at `path`), one object type's fields, and of the values inside it. */
-function undeclaredFields(path: string, value: unknown, declared: string, what: string, out: CheckFailure[]): void {
-  for (const t of objectTypesOf(declared)) {
+function undeclaredFields(path: string, value: unknown, declared: string, what: string, types: Types, out: CheckFailure[]): void {
+  for (const t of objectTypesOf(declared, types)) {
     const items = t.list ? (Array.isArray(value) ? value.map((v, i) => [`${path}[${i}]`, v] as const) : []) : [[path, value] as const];
     for (const [at, item] of items) {
       if (!isRecord(item)) continue;
-      const fields = OBJECT_TYPES[t.name].fields as Record<string, Declared>;
-      undeclaredKeys(at, item, fields, `a ${t.name} (${what})`, out);
+      const fields = types[t.name].fields as Record<string, Declared>;
+      undeclaredKeys(at, item, fields, `a ${t.name} (${what})`, types, out);
     }
   }
 }
@@ -52,7 +55,7 @@ function undeclaredFields(path: string, value: unknown, declared: string, what: 
 /** A declared input or field: its type, and whether the SDK fills it (allowed, not listed to users). */
 type Declared = { type: string; bySdk?: boolean };
 
-function undeclaredKeys(path: string, value: Record<string, unknown>, fields: Record<string, Declared>, what: string, out: CheckFailure[]): void {
+function undeclaredKeys(path: string, value: Record<string, unknown>, fields: Record<string, Declared>, what: string, types: Types, out: CheckFailure[]): void {
   const names = Object.keys(fields).filter((k) => !fields[k].bySdk);
   for (const [key, v] of Object.entries(value)) {
     const at = path ? `${path}.${key}` : key;
@@ -65,7 +68,7 @@ function undeclaredKeys(path: string, value: Record<string, unknown>, fields: Re
       });
       continue;
     }
-    undeclaredFields(at, v, fields[key].type, what, out);
+    undeclaredFields(at, v, fields[key].type, what, types, out);
   }
 }
 
@@ -73,9 +76,9 @@ function undeclaredKeys(path: string, value: Record<string, unknown>, fields: Re
  * The inputs of `news` the kind does not declare, as check failures. What the engine and
  * the SDK add (the dynamic provider's `__provider`, the kind) is not an input.
  */
-export function undeclaredInputs(decl: Pick<Declaration<unknown, unknown>, "kind" | "properties">, news: Record<string, unknown>): CheckFailure[] {
+export function undeclaredInputs(decl: Pick<Declaration<unknown, unknown>, "kind" | "properties" | "types">, news: Record<string, unknown>): CheckFailure[] {
   const out: CheckFailure[] = [];
   const given = Object.fromEntries(Object.entries(news).filter(([k]) => !k.startsWith("__") && k !== "kvmKind"));
-  undeclaredKeys("", given, decl.properties, `a ${decl.kind}`, out);
+  undeclaredKeys("", given, decl.properties, `a ${decl.kind}`, { ...SHARED_TYPES, ...decl.types }, out);
   return out;
 }

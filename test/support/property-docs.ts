@@ -3,8 +3,8 @@
 // declarations disagree.
 import * as fs from "fs";
 import * as path from "path";
-import { DECLARATIONS as BY_KIND } from "../../provider/kinds";
-import { Field, OBJECT_TYPES } from "../../provider/resources/object-types";
+import { DECLARATIONS as BY_KIND, OBJECT_TYPES } from "../../provider/kinds";
+import { Field } from "../../provider/resources/object-types";
 import { ChangeClass, Declaration, Property } from "../../provider/resources/properties";
 
 export const DECLARATIONS: Declaration<any, any>[] = Object.values(BY_KIND);

@@ -2,8 +2,8 @@
 // declared and missing from the schema, or described otherwise, fails here.
 import * as assert from "assert";
 import { KIND_NAMES } from "../../provider/kinds";
-import { DECLARATIONS } from "../../provider/kinds";
-import { Field, OBJECT_TYPES } from "../../provider/resources/object-types";
+import { DECLARATIONS, OBJECT_TYPES } from "../../provider/kinds";
+import { Field } from "../../provider/resources/object-types";
 import { OutputProperty, Property, propertyDoc } from "../../provider/resources/properties";
 import { packageSchema, schemaType, typeToken } from "../../plugin/schema";
 

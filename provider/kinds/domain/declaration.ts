@@ -2,7 +2,10 @@
 // graceful restart apply, what applies to the running VM, what replaces it.
 import { deepEqual } from "../../resources/common";
 import { devicesNeedRestart } from "./devices";
-import type { DomainInputs, DomainOutputs } from "./types";
+import type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./types";
+import type { CloudInit } from "../../iso/seed";
+import type { XmlPatch } from "../../xml/domain-patches";
+import { Defined, Element, FORMAT, ObjectType } from "../../resources/object-types";
 import { adoptProperty, Declaration, hostProperty, nameProperty, resourceNameProperty } from "../../resources/properties";
 
 /** A disk's format and base only confirm its volume's (older records lack them): not compared. */
@@ -11,6 +14,99 @@ const definedDisks = (d: DomainInputs) =>
 
 const LIVE_DEVICES_DOC =
   "anything but adding or removing a disk (not the boot disk; an added one a virtio disk without a bootOrder) or a NIC, which attach and detach on the running VM";
+
+const disk: ObjectType<DiskInput> = {
+  doc: "A disk of a Domain",
+  fields: {
+    volume: {
+      type: "Volume | Image | string",
+      doc: "the volume: a Volume or Image (its format, base and identity come along), or a volume's name",
+      required: true,
+    },
+    pool: { type: "string", doc: 'the pool of the volume (default "default")' },
+    device: { type: '"disk" | "cdrom"', doc: '"disk" (default) or "cdrom"' },
+    bus: { type: '"virtio" | "sata" | "scsi" | "ide"', doc: '"virtio" (default; a cdrom: "sata")' },
+    format: { type: FORMAT, doc: "the volume's format (a Volume's `format` output): never read from the file" },
+    backing: { type: "Backing", doc: "a qcow2 overlay's base (a Volume's `backing` output): an overlay given without it is refused" },
+    bootOrder: { type: "integer", doc: "its place in the boot order, 1 first (default: the first disk boots)" },
+    cache: { type: '"default" | "none" | "writethrough" | "writeback" | "directsync" | "unsafe"', doc: "qemu's cache mode (libvirt's default when absent)" },
+    discard: { type: '"unmap" | "ignore"', doc: '"unmap" passes the guest\'s TRIM/discard on to the volume' },
+    serial: { type: "string", doc: "the serial number the guest sees (up to 20 letters, digits, _ . + -)" },
+    readonly: { type: "boolean", doc: "attached read-only (default false)" },
+    identity: {
+      type: "VolumeIdentity",
+      doc: "what proves the volume is the Volume the stack made (a Volume's identity, passed by the TypeScript SDK): a volume found under the name that is not it is refused",
+      bySdk: true,
+    },
+  },
+};
+
+const directInterface: ObjectType<Defined<InterfaceInput["direct"]>> = {
+  doc: "macvtap on a host device",
+  fields: {
+    dev: { type: "string", doc: "the host device", required: true },
+    mode: { type: '"bridge" | "vepa" | "private" | "passthrough"', doc: '"bridge" (default): the host itself cannot reach the guest through it' },
+  },
+};
+
+const networkInterface: ObjectType<InterfaceInput> = {
+  doc: "A NIC of a Domain: one of a libvirt network, a host bridge or a host device",
+  fields: {
+    network: { type: "string", doc: 'a libvirt network (default "default" when neither bridge nor direct is given)' },
+    bridge: { type: "string", doc: "a host bridge instead of a network" },
+    direct: { type: "DirectInterface", doc: "macvtap on a host device instead of a network" },
+    mac: { type: "string", doc: "a fixed MAC; otherwise libvirt picks one, kept across updates" },
+    model: { type: "string", doc: 'the NIC model (default "virtio")' },
+    filter: { type: "NetworkFilter | string", doc: "a NetworkFilter (or a network filter's name) whose rules libvirt applies to the NIC's traffic" },
+  },
+};
+
+const tpm: ObjectType<Defined<DomainInputs["tpm"]>> = {
+  doc: "An emulated TPM, run by swtpm on the host; its state is kept across restarts and updates and removed with the domain",
+  fields: {
+    version: { type: '"2.0" | "1.2"', doc: '"2.0" (default; Windows 11 and measured boot need it) or "1.2"' },
+    model: { type: '"tpm-crb" | "tpm-tis"', doc: '"tpm-crb" (default for 2.0) or "tpm-tis" (the only one for 1.2)' },
+  },
+};
+
+const xmlPatch: ObjectType<XmlPatch> = {
+  doc: "A change to the domain XML pulumi-kvm builds: one of add, set or remove at the nodes xpath selects",
+  fields: {
+    xpath: { type: "string", doc: 'an XPath selecting elements or attributes, e.g. "/domain/devices"', required: true },
+    add: { type: "string", doc: "an XML fragment appended as the last child of each selected element" },
+    set: { type: "string", doc: "the new value of each selected attribute, or the new text of each selected element" },
+    remove: { type: "boolean", doc: "true: the selected nodes are removed" },
+  },
+};
+
+const cloudInit: ObjectType<CloudInit> = {
+  doc: "A NoCloud seed; stored as a secret whenever any part is given",
+  fields: {
+    userData: { type: "string", doc: "user-data" },
+    vendorData: { type: "string", doc: "vendor-data, merged by cloud-init under user-data" },
+    metaData: { type: "string", doc: "extra meta-data lines (instance-id and local-hostname are set by pulumi-kvm)" },
+    networkConfig: { type: "string", doc: "network-config, v1 or v2" },
+    hostname: { type: "string", doc: "local-hostname (default: the domain name)" },
+  },
+};
+
+const waitForIp: ObjectType<Defined<DomainInputs["waitForIp"]>> = {
+  doc: "How create waits for an address of the VM's boot",
+  fields: {
+    timeout: { type: "string", doc: 'e.g. "5m" (default)' },
+    source: { type: '"lease" | "agent" | "arp" | "any"', doc: '"any" (default: lease or agent), "lease", "agent", or "arp" (the host\'s ARP table)' },
+    family: { type: '"ipv4" | "ipv6" | "any"', doc: '"ipv4" (default), "ipv6" or "any"' },
+  },
+};
+
+const interfaceState: ObjectType<Element<DomainOutputs["interfaces"]>> = {
+  doc: "A NIC as the host reports it",
+  fields: {
+    mac: { type: "string", doc: "its MAC", required: true },
+    network: { type: "string", doc: "its network, or bridge:NAME, direct:DEV", required: true },
+    addresses: { type: "string[]", doc: "its addresses", required: true },
+  },
+};
 
 export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
   kind: "Domain",
@@ -142,5 +238,15 @@ export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
     },
     shutdownTimeout: { type: "string", doc: "bound on the graceful (ACPI) shutdown before the domain is destroyed", default: "60s", change: "record" },
     adopt: adoptProperty("a domain of that name made outside Pulumi"),
+  },
+  types: {
+    Disk: disk,
+    NetworkInterface: networkInterface,
+    DirectInterface: directInterface,
+    CloudInit: cloudInit,
+    Tpm: tpm,
+    XmlPatch: xmlPatch,
+    WaitForIp: waitForIp,
+    InterfaceState: interfaceState,
   },
 };

@@ -3,6 +3,7 @@
 import type { HostConfig } from "../../ssh/host";
 import type { FilterRule } from "../../xml/network-filter";
 import { adoptProperty, Declaration, hostProperty, nameProperty, resourceNameProperty } from "../../resources/properties";
+import type { ObjectType } from "../../resources/object-types";
 
 export interface NetworkFilterInputs {
   host: HostConfig;
@@ -16,6 +17,25 @@ export interface NetworkFilterOutputs extends NetworkFilterInputs {
   kvmKind: "NetworkFilter";
   uuid: string;
 }
+
+const filterRule: ObjectType<FilterRule> = {
+  doc: "A rule of a NetworkFilter",
+  fields: {
+    action: {
+      type: '"accept" | "drop" | "reject"',
+      doc: '"drop" and "reject" of what comes in refuse new connections only: replies to the VM\'s own connections, and its DHCP, still reach it',
+      required: true,
+    },
+    direction: { type: '"in" | "out" | "inout"', doc: '"in": to the VM; "out": from it; "inout": both', required: true },
+    protocol: { type: '"tcp" | "udp" | "icmp" | "all"', doc: '"all": every IPv4 protocol', required: true },
+    ports: { type: "string", doc: 'the destination port or range, "22" or "8000-8080" (tcp and udp)' },
+    cidr: {
+      type: "string",
+      doc: 'the other side, an IPv4 CIDR ("10.0.0.0/8"): the source of what comes in, the destination of what goes out (not with "inout")',
+    },
+    priority: { type: "integer", doc: "the order of the rules, lowest first: -999 to 1000 (default 500)" },
+  },
+};
 
 export const networkFilterDeclaration: Declaration<NetworkFilterInputs, NetworkFilterOutputs> = {
   kind: "NetworkFilter",
@@ -36,4 +56,5 @@ export const networkFilterDeclaration: Declaration<NetworkFilterInputs, NetworkF
     },
     adopt: adoptProperty("a network filter of that name made outside Pulumi (its rules become the program's)"),
   },
+  types: { FilterRule: filterRule },
 };

@@ -4,6 +4,7 @@ import { deepEqual } from "../../resources/common";
 import type { HostConfig } from "../../ssh/host";
 import type { DhcpHost, NetworkMode } from "../../xml/network";
 import { adoptProperty, Declaration, hostProperty, nameProperty, resourceNameProperty } from "../../resources/properties";
+import type { Defined, ObjectType } from "../../resources/object-types";
 
 export interface NetworkInputs {
   host: HostConfig;
@@ -29,6 +30,24 @@ export interface NetworkOutputs extends NetworkInputs {
 export const dhcpRange = (n: NetworkInputs) => n.dhcp && { start: n.dhcp.start, end: n.dhcp.end };
 /** Reservations as a set: libvirt keeps them in the order they were added, the program in its own. */
 const reservations = (n: NetworkInputs) => [...(n.dhcp?.hosts ?? [])].sort((a, b) => a.mac.localeCompare(b.mac));
+
+const dhcpHost: ObjectType<DhcpHost> = {
+  doc: "A DHCP reservation",
+  fields: {
+    mac: { type: "string", doc: "the guest NIC's MAC (pin it on the Domain's interface)", required: true },
+    ip: { type: "string", doc: "the address it always gets, inside the DHCP subnet", required: true },
+    name: { type: "string", doc: "a host name dnsmasq serves for it" },
+  },
+};
+
+const dhcp: ObjectType<Defined<NetworkInputs["dhcp"]>> = {
+  doc: "A Network's DHCP range and reservations",
+  fields: {
+    start: { type: "string", doc: "the first address of the range, inside the first IPv4 subnet", required: true },
+    end: { type: "string", doc: "the last address of the range", required: true },
+    hosts: { type: "DhcpHost[]", doc: "reservations; they change in place, live" },
+  },
+};
 
 export const networkDeclaration: Declaration<NetworkInputs, NetworkOutputs> = {
   kind: "Network",
@@ -75,4 +94,5 @@ export const networkDeclaration: Declaration<NetworkInputs, NetworkOutputs> = {
     autostart: { type: "boolean", doc: "started with the host", default: true, change: "live" },
     adopt: adoptProperty("a network of that name made outside Pulumi"),
   },
+  types: { Dhcp: dhcp, DhcpHost: dhcpHost },
 };
