@@ -2,7 +2,7 @@
 // docs' tables, the CLI and the tests loop over it; nothing outside kinds/ names a kind.
 import type { Declaration } from "../resources/properties";
 import type { KindModule } from "../resources/kind";
-import { ObjectType, SHARED_TYPES } from "../resources/object-types";
+import { SHARED_TYPES, SomeObjectType } from "../resources/object-types";
 import { domainKind } from "./domain";
 import { imageKind } from "./image";
 import { networkKind } from "./network";
@@ -35,10 +35,7 @@ export const DECLARATIONS: { readonly [K in Kind]: Declaration<any, any> } = {} 
 for (const k of KIND_NAMES) (DECLARATIONS as Record<Kind, Declaration<any, any>>)[k] = KINDS[k].declaration;
 
 /** Every structured value type by the name declarations use: those kinds share, and each kind's own. */
-export const OBJECT_TYPES: Readonly<Record<string, ObjectType<any>>> = Object.assign(
-  { ...SHARED_TYPES },
-  ...KIND_NAMES.map((k) => DECLARATIONS[k].types ?? {}),
-);
+export const OBJECT_TYPES: Readonly<Record<string, SomeObjectType>> = Object.assign({ ...SHARED_TYPES }, ...KIND_NAMES.map((k) => DECLARATIONS[k].types ?? {}));
 
 /** How many kinds deep what a kind's inputs name goes: pools and networks 0, volumes 1, domains 2. */
 function depth(kind: Kind, seen: readonly Kind[] = []): number {

@@ -27,6 +27,9 @@ export interface ObjectType<T> {
   fields: { readonly [K in keyof Required<T>]: Field };
 }
 
+/** Any object type, as the tables of them hold it. */
+export type SomeObjectType = { readonly doc: string; readonly fields: Readonly<Record<string, Field>> };
+
 /** An optional input's object shape (`tpm?: Tpm | boolean` → Tpm). */
 export type Defined<T> = Exclude<T, undefined | boolean>;
 /** A list's element. */
@@ -114,7 +117,7 @@ const poolSpace: ObjectType<{ name: string; capacityBytes: number; availableByte
 };
 
 /** The object types several kinds share, by the name declarations use (kinds/index.ts adds each kind's own). */
-export const SHARED_TYPES: Record<string, ObjectType<any>> = {
+export const SHARED_TYPES: Readonly<Record<string, SomeObjectType>> = {
   Host: host,
   ImageSource: imageSource,
   Backing: backing,
@@ -123,8 +126,8 @@ export const SHARED_TYPES: Record<string, ObjectType<any>> = {
 };
 
 /** Whether a value of a declared type carries a field declared secret (a host with a private key): it is stored whole as a secret. */
-export function carriesSecret(type: string, value: unknown, types: Record<string, ObjectType<any>> = SHARED_TYPES): boolean {
-  const fields = types[type]?.fields as Record<string, Field> | undefined;
+export function carriesSecret(type: string, value: unknown, types: Readonly<Record<string, SomeObjectType>> = SHARED_TYPES): boolean {
+  const fields = types[type]?.fields;
   if (!fields || typeof value !== "object" || value === null) return false;
   return Object.entries(fields).some(([k, f]) => {
     const v = (value as Record<string, unknown>)[k];

@@ -5,7 +5,7 @@
 // named functions beside the data.
 import { deepEqual, sameHost, sameLogin } from "./common";
 import { DiffResult } from "./types";
-import type { ObjectType } from "./object-types";
+import type { SomeObjectType } from "./object-types";
 
 /**
  * How a change applies: `replace` (a new object), `restart` (redefined, one graceful
@@ -72,7 +72,7 @@ export interface Declaration<I, O> {
   /** Drift that only an update undoes (a pool found stopped): an update even with equal inputs. */
   drifted?: (olds: O) => boolean;
   /** The structured values only this kind has, by the name its types use (those kinds share: object-types.ts). */
-  types?: Readonly<Record<string, ObjectType<any>>>;
+  types?: Readonly<Record<string, SomeObjectType>>;
 }
 
 type Values = Record<string, unknown>;

@@ -3,7 +3,7 @@
 // have no compiler to notice them, and an ignored input is a setting silently not made.
 // Fields of structured values (a disk, a NIC, the host) are checked by their object type.
 import { CheckFailure } from "./common";
-import { ObjectType, SHARED_TYPES } from "./object-types";
+import { SHARED_TYPES, SomeObjectType } from "./object-types";
 import { Declaration } from "./properties";
 
 /** Edit distance (insertions, deletions, substitutions, and swaps of neighbours: "memroy"), for the "did you mean" of a misspelt name. */
@@ -27,7 +27,7 @@ export function closest(name: string, declared: string[]): string | undefined {
 }
 
 /** The object types (a kind's and the shared ones) by name. */
-type Types = Readonly<Record<string, ObjectType<any>>>;
+type Types = Readonly<Record<string, SomeObjectType>>;
 
 /** The object types a declared type names ("Disk[]", "boolean | WaitForIp"), with whether it is a list of them. */
 function objectTypesOf(declared: string, types: Types): { name: string; list: boolean }[] {
