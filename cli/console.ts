@@ -4,7 +4,7 @@ import { parseArgs } from "util";
 import { describeState, isLibvirtError } from "../provider/libvirt/api";
 import { isRunningState } from "../provider/kinds/domain/power";
 import { HostPool } from "../provider/pool/host-pool";
-import { hostLabel } from "../provider/resources/common";
+import { hostLabel } from "../provider/resources/host-inputs";
 import { printable } from "../provider/kinds/domain/console";
 import { parseDuration } from "../provider/units";
 import { domainTarget, TARGET_OPTIONS, TARGET_USAGE } from "./domain-target";

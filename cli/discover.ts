@@ -7,7 +7,7 @@ import * as fs from "fs";
 import { parseArgs } from "util";
 import { DISCOVERY_ORDER, Kind, KINDS } from "../provider/kinds";
 import { HostPool, hostPool } from "../provider/pool/host-pool";
-import { hostLabel } from "../provider/resources/common";
+import { hostLabel } from "../provider/resources/host-inputs";
 import { Libvirt } from "../provider/libvirt/api";
 import { HostConfig } from "../provider/ssh/host";
 import { DiscoveredObject, typescriptProgram } from "./discover-program";

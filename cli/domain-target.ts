@@ -2,7 +2,7 @@
 // Domain of that name a stack recorded (--stack, --cwd): its host, and the domain by the
 // UUID recorded, so a domain someone else made under that name is never the target.
 import { DomainRef, Libvirt } from "../provider/libvirt/api";
-import { hostLabel } from "../provider/resources/common";
+import { hostLabel } from "../provider/resources/host-inputs";
 import { HostConfig } from "../provider/ssh/host";
 import { LoginOverrides, parseHostSpec } from "./health-args";
 import { UsageError } from "./usage";

@@ -4,7 +4,7 @@
 import { parseArgs } from "util";
 import { describeState, isLibvirtError } from "../provider/libvirt/api";
 import { HostPool } from "../provider/pool/host-pool";
-import { hostLabel } from "../provider/resources/common";
+import { hostLabel } from "../provider/resources/host-inputs";
 import { parseSnapshotXml } from "../provider/xml/snapshot";
 import { DomainTarget, domainTarget, TARGET_OPTIONS, TARGET_USAGE } from "./domain-target";
 import { planOrExit, UsageError } from "./usage";

@@ -4,7 +4,10 @@
 // strings, an explicit provider's inputs typed; both are read by the Host field's type.
 // A resource without a host of its own is on its provider's host.
 import { SHARED_TYPES } from "../provider/resources/object-types";
-import { checkHostInput, deepEqual, Failures, isUnknown } from "../provider/resources/common";
+import { checkHostInput } from "../provider/resources/host-inputs";
+import { deepEqual } from "../provider/resources/deep-equal";
+import { Failures } from "../provider/resources/input-checks";
+import { isUnknown } from "../provider/resources/unknown";
 import type { HostConfig } from "../provider/ssh/host";
 
 type Values = Record<string, unknown>;

@@ -8,7 +8,7 @@ import { isKind, Kind } from "../provider/kinds";
 import { DECLARATIONS } from "../provider/kinds";
 import * as core from "../provider/resources/dispatch";
 import type { HostConfig } from "../provider/ssh/host";
-import { deepEqual } from "../provider/resources/common";
+import { deepEqual } from "../provider/resources/deep-equal";
 import { hostOfResource } from "./config";
 import { schemaJson } from "./schema";
 import { unwrapSecrets, wrapSecrets } from "./secrets";

@@ -3,7 +3,8 @@
 // by the create that adopts; the others are reported, since only a replace could apply
 // them and a replace would destroy what the user asked to keep.
 import { KvmError } from "../errors";
-import { deepEqual, isUnknown } from "./common";
+import { deepEqual } from "./deep-equal";
+import { isUnknown } from "./unknown";
 
 /** One input the object on the host does not match. */
 export interface Difference {

@@ -12,7 +12,10 @@ import { Declaration, diffOf } from "./properties";
 import { DiffResult } from "./types";
 import { Libvirt } from "../libvirt/api";
 import { HostConfig } from "../ssh/host";
-import { askInCheck, Failures, hostLabel, hostPlace, isUnknown, recorded } from "./common";
+import { askInCheck } from "./host-check";
+import { Failures, recorded } from "./input-checks";
+import { hostLabel, hostPlace } from "./host-inputs";
+import { isUnknown } from "./unknown";
 import { HostAccess } from "./context";
 
 /** One libvirt name a resource takes, and how to tell whether it is taken. */

@@ -8,7 +8,7 @@ import { explain, KvmError } from "../errors";
 import { Libvirt } from "../libvirt/api";
 import { HostConfig } from "../ssh/host";
 import { alreadyExists } from "./adopt";
-import { hostLabel } from "./common";
+import { hostLabel } from "./host-inputs";
 import { HostAccess } from "./context";
 import { interruptible } from "./interrupt";
 import type { Claims } from "./collisions";

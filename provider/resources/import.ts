@@ -5,7 +5,7 @@
 // prove before acting, as for an object the stack made.
 import { KvmError } from "../errors";
 import { uuidBytes } from "../uuid";
-import { deepEqual } from "./common";
+import { deepEqual } from "./deep-equal";
 
 const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 

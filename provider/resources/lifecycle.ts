@@ -5,7 +5,8 @@
 import { explain } from "../errors";
 import { Libvirt } from "../libvirt/api";
 import { HostConfig } from "../ssh/host";
-import { explainRecorded, hostLabel, leftAlone } from "./common";
+import { explainRecorded, leftAlone } from "./recorded";
+import { hostLabel } from "./host-inputs";
 import { HostAccess } from "./context";
 import { recordedGone } from "./host-object";
 import { clearLeftovers } from "./rollback";

@@ -10,7 +10,7 @@ import type { HostConfig } from "../ssh/host";
 import { parseDomainXml } from "../xml/domain";
 import { parseNetworkXml } from "../xml/network";
 import { parsePoolXml } from "../xml/pool";
-import { hostLabel } from "./common";
+import { hostLabel } from "./host-inputs";
 import { describeState } from "../libvirt/api";
 import type { Field } from "./object-types";
 import { describeVolume } from "./storage";

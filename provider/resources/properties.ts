@@ -3,7 +3,8 @@
 // plan and docs/resources.md's tables derive from the declaration; a provider schema
 // will too, so it stays data: the few comparisons that are not plain equality are
 // named functions beside the data.
-import { deepEqual, sameHost, sameLogin } from "./common";
+import { deepEqual } from "./deep-equal";
+import { sameHost, sameLogin } from "./host-inputs";
 import { DiffResult } from "./types";
 import type { SomeObjectType } from "./object-types";
 

@@ -8,7 +8,7 @@ import * as crypto from "crypto";
 import { classify } from "../errors";
 import { warn } from "../log";
 import { HostConfig } from "../ssh/host";
-import { hostLabel, hostPlace } from "./common";
+import { hostLabel, hostPlace } from "./host-inputs";
 import { HostAccess } from "./context";
 import { changeJournal, Entry, inFlight, journalEntries, Made } from "./journal";
 import { journalFile } from "../state-dir";

@@ -3,7 +3,8 @@
 import { Declaration, withDefaults } from "./properties";
 import { KvmError } from "../errors";
 import { HostConfig } from "../ssh/host";
-import { checkBoolean, checkHostInput, checkName, Failures, hostLabel } from "./common";
+import { checkBoolean, checkName, Failures } from "./input-checks";
+import { checkHostInput, hostLabel } from "./host-inputs";
 import { alreadyExists } from "./adopt";
 import { Claims } from "./collisions";
 import { HostAccess } from "./context";

@@ -2,7 +2,7 @@
 // refused by check, each named with the closest declared one: YAML and Python programs
 // have no compiler to notice them, and an ignored input is a setting silently not made.
 // Fields of structured values (a disk, a NIC, the host) are checked by their object type.
-import { CheckFailure } from "./common";
+import { CheckFailure } from "./input-checks";
 import { SHARED_TYPES, SomeObjectType } from "./object-types";
 import { Declaration } from "./properties";
 

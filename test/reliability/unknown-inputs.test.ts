@@ -6,7 +6,7 @@ import * as assert from "assert";
 import * as crypto from "crypto";
 import * as fs from "fs";
 import type { Kind } from "../../provider/kinds";
-import { UNKNOWN } from "../../provider/resources/common";
+import { UNKNOWN } from "../../provider/resources/unknown";
 import { DECLARATIONS, OBJECT_TYPES } from "../../provider/kinds";
 import { check } from "../../provider/resources/dispatch";
 import { labHost } from "../support/hosts";

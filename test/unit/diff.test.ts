@@ -3,7 +3,7 @@ import * as assert from "assert";
 import * as os from "os";
 import * as path from "path";
 import { setLogSink } from "../../provider/log";
-import { UNKNOWN } from "../../provider/resources/common";
+import { UNKNOWN } from "../../provider/resources/unknown";
 import { domainProvider } from "../../provider/kinds/domain/lifecycle";
 import { imageProvider, ImageOutputs } from "../../provider/kinds/image/lifecycle";
 import { volumeProvider, VolumeOutputs } from "../../provider/kinds/volume/lifecycle";

@@ -4,7 +4,8 @@
 import * as assert from "assert";
 import { checkXmlPatches } from "../../provider/kinds/domain/patches";
 import type { DomainInputs } from "../../provider/kinds/domain/types";
-import { Failures, UNKNOWN } from "../../provider/resources/common";
+import { Failures } from "../../provider/resources/input-checks";
+import { UNKNOWN } from "../../provider/resources/unknown";
 import { applyPatches, PatchError } from "../../provider/xml/domain-patches";
 
 const xml =

@@ -2,7 +2,7 @@
 // refused and why), and what the host offers as libvirt's domain capabilities say it.
 import * as assert from "assert";
 import { checkInputs, DomainInputs } from "../../provider/kinds/domain/inputs";
-import { Failures } from "../../provider/resources/common";
+import { Failures } from "../../provider/resources/input-checks";
 import { parseDomainCapabilities } from "../../provider/xml/domain-capabilities";
 import { parseDomainXml, domainXml } from "../../provider/xml/domain";
 import { specOf } from "../../provider/kinds/domain/spec";

@@ -5,7 +5,7 @@ import * as assert from "assert";
 import { FilterRule, networkFilterXml, parseNetworkFilterXml } from "../../provider/xml/network-filter";
 import { checkNetworkFilterInputs } from "../../provider/kinds/network-filter/lifecycle";
 import { assertValidXml } from "../support/xml-schema";
-import { Failures } from "../../provider/resources/common";
+import { Failures } from "../../provider/resources/input-checks";
 
 const rules: FilterRule[] = [
   { action: "accept", direction: "in", protocol: "tcp", ports: "22" },

@@ -2,7 +2,8 @@
 // (its check passed in this process) is not on the host yet, so the checks of what goes
 // into it ask the host about the host only, while any other pool or network is still checked.
 import * as assert from "assert";
-import { checkHostHealth, Failures, planObject } from "../../provider/resources/common";
+import { checkHostHealth, planObject } from "../../provider/resources/host-check";
+import { Failures } from "../../provider/resources/input-checks";
 import type { ResourceContext } from "../../provider/resources/context";
 
 describe("pools and networks the deployment makes", () => {

@@ -5,14 +5,15 @@ import * as assert from "assert";
 import { Duplex } from "stream";
 import { classify } from "../../provider/errors";
 import { Libvirt, LibvirtError } from "../../provider/libvirt/api";
-import { UNKNOWN } from "../../provider/resources/common";
+import { UNKNOWN } from "../../provider/resources/unknown";
 import { checkInputs, DomainInputs } from "../../provider/kinds/domain/inputs";
 import { interfaceAddresses } from "../../provider/kinds/domain/ip";
 import { rpcLibvirt } from "../../provider/libvirt/rpc-libvirt";
 import { RpcClient } from "../../provider/rpc/client";
 import { ErrorCode } from "../../provider/rpc/error-codes";
 import { RpcAbortError } from "../../provider/rpc/errors";
-import { deepEqual, Failures } from "../../provider/resources/common";
+import { deepEqual } from "../../provider/resources/deep-equal";
+import { Failures } from "../../provider/resources/input-checks";
 import { keptMacs } from "../../provider/kinds/domain/spec";
 import { removeLeftover } from "../../provider/resources/rollback";
 

@@ -1,6 +1,9 @@
 // check, in preview: what the inputs ask of the host's hypervisor is there (libvirt's domain
 // capabilities): swtpm for an emulated TPM, a firmware with Secure Boot for secureBoot.
-import { askInCheck, Failures, hostLabel, isUnknown, reporter } from "../../resources/common";
+import { askInCheck } from "../../resources/host-check";
+import { Failures, reporter } from "../../resources/input-checks";
+import { hostLabel } from "../../resources/host-inputs";
+import { isUnknown } from "../../resources/unknown";
 import type { ResourceContext } from "../../resources/context";
 import { parseDomainCapabilities } from "../../xml/domain-capabilities";
 import type { DomainInputs } from "./types";

@@ -1,6 +1,6 @@
 // The Domain's properties, declared once (properties.ts): what a redefinition and one
 // graceful restart apply, what applies to the running VM, what replaces it.
-import { deepEqual } from "../../resources/common";
+import { deepEqual } from "../../resources/deep-equal";
 import { devicesNeedRestart } from "./devices";
 import type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./types";
 import type { CloudInit } from "../../iso/seed";

@@ -6,7 +6,8 @@ import * as crypto from "crypto";
 import { KvmError } from "../../errors";
 import { DomainRef, DomainXmlFlags, Impact, Libvirt } from "../../libvirt/api";
 import { diskDeviceXml, DiskSpec, interfaceDeviceXml, InterfaceSpec, parseDomainXml, targetNames } from "../../xml/domain";
-import { deepEqual, sameMachine } from "../../resources/common";
+import { deepEqual } from "../../resources/deep-equal";
+import { sameMachine } from "../../resources/host-inputs";
 import type { DiskInput, DomainInputs, InterfaceInput } from "./types";
 import { findPool, findVolume } from "../../resources/storage";
 

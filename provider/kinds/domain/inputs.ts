@@ -10,7 +10,9 @@ import { withDefaults } from "../../resources/properties";
 import { HostConfig } from "../../ssh/host";
 import { parseDuration, parseSize } from "../../units";
 import { DISK_CACHES, DISK_DISCARDS, isQ35 } from "../../xml/domain";
-import { checkBoolean, checkHostInput, checkName, Failures, IFACE_RE, isUnknown, MAC_RE, reporter } from "../../resources/common";
+import { checkBoolean, checkName, Failures, IFACE_RE, MAC_RE, reporter } from "../../resources/input-checks";
+import { checkHostInput } from "../../resources/host-inputs";
+import { isUnknown } from "../../resources/unknown";
 import { WaitForIp } from "./ip";
 
 /** Where a new domain's seed volume goes: the pool of its first disk. */

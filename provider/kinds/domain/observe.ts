@@ -5,7 +5,7 @@ import { explain, KvmError } from "../../errors";
 import { log } from "../../log";
 import { describeState, DomainRef, DomainXmlFlags, Libvirt, unlessMissing } from "../../libvirt/api";
 import { parseDomainXml } from "../../xml/domain";
-import { hostLabel } from "../../resources/common";
+import { hostLabel } from "../../resources/host-inputs";
 import { HostAccess } from "../../resources/context";
 import { DomainInputs, DomainOutputs, SeedRecord, waitSpec } from "./inputs";
 import { ArpTableUnreadable, interfaceAddresses, LeaseSnapshot, waitForAddress } from "./ip";

@@ -4,7 +4,8 @@
 import { classify } from "../../errors";
 import { KvmError } from "../../kvm-error";
 import { DomainRef, isLibvirtError, Libvirt } from "../../libvirt/api";
-import { Failures, isUnknown, reporter } from "../../resources/common";
+import { Failures, reporter } from "../../resources/input-checks";
+import { isUnknown } from "../../resources/unknown";
 import { DiskSpec, domainXml } from "../../xml/domain";
 import { PatchError } from "../../xml/domain-patches";
 import { specOf } from "./spec";

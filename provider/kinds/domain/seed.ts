@@ -5,7 +5,7 @@ import { KvmError } from "../../errors";
 import { buildSeed } from "../../iso/seed";
 import { Libvirt } from "../../libvirt/api";
 import { parseVolumeXml, volumeXml } from "../../xml/volume";
-import { leftAlone } from "../../resources/common";
+import { leftAlone } from "../../resources/recorded";
 import { headMark, identify, mtimeId, newHeadToken, VolumeIdentity } from "../volume/identity";
 import { DomainInputs, seedPoolFor } from "./inputs";
 import { Making } from "../../resources/rollback";

@@ -1,6 +1,7 @@
 // The Image's properties, declared once (properties.ts): other bytes replace it, the
 // same bytes from another place are only recorded.
-import { deepEqual, isUnknown } from "../../resources/common";
+import { deepEqual } from "../../resources/deep-equal";
+import { isUnknown } from "../../resources/unknown";
 import type { ImageSource } from "../../image/source";
 import type { HostConfig } from "../../ssh/host";
 import type { VolumeIdentity } from "../volume/identity";

@@ -10,7 +10,10 @@ import { announcedLength, displayUrl } from "../../image/download";
 import { sha256File } from "../../image/file-digest";
 import { downloadFailure, ImageSource, openImage, sourceFile, verifyDigests } from "../../image/source";
 import { volumeXml } from "../../xml/volume";
-import { checkHostHealth, Failures, hostLabel, isUnknown } from "../../resources/common";
+import { checkHostHealth } from "../../resources/host-check";
+import { Failures } from "../../resources/input-checks";
+import { hostLabel } from "../../resources/host-inputs";
+import { isUnknown } from "../../resources/unknown";
 import { progressReporter } from "../../resources/progress";
 import {
   checkStorageInputs,

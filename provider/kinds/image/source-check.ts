@@ -7,7 +7,8 @@ import { fileDigest, sha256File } from "../../image/file-digest";
 import { digestFor, fetchChecksums } from "../../image/checksums";
 import { ImageSource, sourceFile } from "../../image/source";
 import { warn } from "../../log";
-import { Failures, isUnknown } from "../../resources/common";
+import { Failures } from "../../resources/input-checks";
+import { isUnknown } from "../../resources/unknown";
 
 /**
  * `known`: the resource is in the stack, so its diff needs the file's sha256 now. A new

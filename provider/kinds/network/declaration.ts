@@ -1,6 +1,6 @@
 // The Network's properties, declared once (properties.ts): DHCP reservations and
 // autostart change in place, the rest of the definition replaces.
-import { deepEqual } from "../../resources/common";
+import { deepEqual } from "../../resources/deep-equal";
 import type { HostConfig } from "../../ssh/host";
 import type { DhcpHost, NetworkMode } from "../../xml/network";
 import { adoptProperty, Declaration, hostProperty, nameProperty, resourceNameProperty } from "../../resources/properties";

@@ -8,7 +8,9 @@ import { withDefaults } from "../../resources/properties";
 import * as net from "net";
 import { HostConfig } from "../../ssh/host";
 import { NetworkMode, NetworkSpec } from "../../xml/network";
-import { checkBoolean, checkHostInput, checkName, Failures, IFACE_RE, isUnknown, MAC_RE, reporter } from "../../resources/common";
+import { checkBoolean, checkName, Failures, IFACE_RE, MAC_RE, reporter } from "../../resources/input-checks";
+import { checkHostInput } from "../../resources/host-inputs";
+import { isUnknown } from "../../resources/unknown";
 
 export const NETWORK_MODES: NetworkMode[] = ["nat", "isolated", "route", "bridge"];
 

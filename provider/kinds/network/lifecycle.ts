@@ -7,7 +7,10 @@ import { isLibvirtError, Libvirt, NetworkRef, unlessMissing } from "../../libvir
 import { KvmError } from "../../kvm-error";
 import { dhcpHostXml, DhcpHost, networkXml, parseNetworkXml } from "../../xml/network";
 import { differences, refuseAdoption } from "../../resources/adopt";
-import { checkHostHealth, deepEqual, Failures, hostLabel, planObject } from "../../resources/common";
+import { checkHostHealth, planObject } from "../../resources/host-check";
+import { deepEqual } from "../../resources/deep-equal";
+import { Failures } from "../../resources/input-checks";
+import { hostLabel } from "../../resources/host-inputs";
 import { processContext, ResourceContext } from "../../resources/context";
 import { checkNetworkInputs, NetworkInputs, NetworkOutputs, specOf } from "./inputs";
 import { createHostObject, findRecorded, nameClaims } from "../../resources/host-object";

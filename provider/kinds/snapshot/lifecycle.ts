@@ -5,7 +5,10 @@
 import { explain, KvmError } from "../../errors";
 import { DomainRef, isLibvirtError, Libvirt, SnapshotRef, unlessMissing } from "../../libvirt/api";
 import { parseSnapshotXml, snapshotXml } from "../../xml/snapshot";
-import { checkBoolean, checkHostHealth, checkHostInput, checkName, Failures, hostLabel, isUnknown, reporter } from "../../resources/common";
+import { checkBoolean, checkName, Failures, reporter } from "../../resources/input-checks";
+import { checkHostHealth } from "../../resources/host-check";
+import { checkHostInput, hostLabel } from "../../resources/host-inputs";
+import { isUnknown } from "../../resources/unknown";
 import { Claims, checkNames, declaredDiff } from "../../resources/collisions";
 import { processContext, ResourceContext } from "../../resources/context";
 import { domainByUuid, findDomain } from "../domain/observe";

@@ -8,7 +8,10 @@ import { Libvirt, POOL_STATES, PoolRef, PoolState, unlessMissing } from "../../l
 import { HostConfig } from "../../ssh/host";
 import { parsePoolXml, poolXml, PoolType } from "../../xml/pool";
 import { differences, refuseAdoption } from "../../resources/adopt";
-import { checkBoolean, checkHostHealth, checkHostInput, checkName, Failures, hostLabel, isUnknown, planObject } from "../../resources/common";
+import { checkBoolean, checkName, Failures } from "../../resources/input-checks";
+import { checkHostHealth, planObject } from "../../resources/host-check";
+import { checkHostInput, hostLabel } from "../../resources/host-inputs";
+import { isUnknown } from "../../resources/unknown";
 import { processContext, ResourceContext } from "../../resources/context";
 import { findPool } from "../../resources/storage";
 import { createHostObject, findRecorded, nameClaims } from "../../resources/host-object";

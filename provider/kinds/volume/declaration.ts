@@ -1,7 +1,7 @@
 // The Volume's properties, declared once (properties.ts): a larger capacity grows it in
 // place, a smaller one or another source replaces it.
 import type { HostConfig } from "../../ssh/host";
-import { isUnknown } from "../../resources/common";
+import { isUnknown } from "../../resources/unknown";
 import { parseSize } from "../../units";
 import { inPoolProperties } from "../image/declaration";
 import { adoptProperty, Declaration } from "../../resources/properties";

@@ -12,7 +12,7 @@ import { parseDomainXml } from "../../xml/domain";
 import { parsePoolXml } from "../../xml/pool";
 import { VolumeFormat } from "../../xml/volume";
 import { sizeInput } from "../../units";
-import { hostLabel } from "../../resources/common";
+import { hostLabel } from "../../resources/host-inputs";
 import { notOnHost, present } from "../../resources/import";
 import { describeVolume, findVolume } from "../../resources/storage";
 import type { VolumeInputs, VolumeOutputs } from "./declaration";

@@ -5,7 +5,10 @@ import { backingOf, copyWithProgress, Source, sourceOf } from "./source";
 import { explain, KvmError } from "../../errors";
 import { parseSize } from "../../units";
 import { volumeXml, VolumeFormat } from "../../xml/volume";
-import { checkHostHealth, checkName, Failures, hostLabel, isUnknown } from "../../resources/common";
+import { checkHostHealth } from "../../resources/host-check";
+import { checkName, Failures } from "../../resources/input-checks";
+import { hostLabel } from "../../resources/host-inputs";
+import { isUnknown } from "../../resources/unknown";
 import {
   checkStorageInputs,
   deleteVolume,
