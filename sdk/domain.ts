@@ -206,20 +206,19 @@ export interface DomainArgs {
    * `[{ volume: Volume | Image | name, pool?, device?: "disk" | "cdrom", bus?: "virtio" | "sata" |
    * "scsi" | "ide", format?: "qcow2" | "raw", bootOrder?, cache?, discard?, serial?, readonly? }]`;
    * boots from the first disk unless `kernel` is given or disks have a `bootOrder` (1 first, each its
-   * own). `cache`: `"default"`, `"none"`, `"writethrough"`, `"writeback"`, `"directsync"`, `"unsafe"`;
-   * `discard: "unmap"` passes the guest's TRIM on to the volume; `serial` (up to 20 letters, digits, `_
-   * . + -`) is what the guest sees in `/dev/disk/by-id`; `readonly: true` attaches it read-only.
-   * `format` comes from a Volume or Image given as `volume`, and is **required for a volume given by
-   * name**; `backing` (`{ path, format }`, a Volume's `backing` output) is a qcow2 overlay's base,
-   * brought by a Volume given as `volume`: a qcow2 overlay given by name without it is refused, since
-   * its base is never read from the file ([what the provider trusts](#what-the-provider-trusts)); a
-   * qcow2 Volume given as `volume` brings its `identity` too, and a volume found under its name that is
-   * not that Volume (removed and made again by someone else) is refused. A user cdrom defaults to
-   * `sata`, which installers and firmware boot menus expect (the seed is on `scsi`, which every cloud
-   * kernel reads); Debian's genericcloud kernel has no AHCI, so give `bus: "scsi"` for a cdrom such a
-   * guest must read. A change applies in place, live. It restarts the domain for anything but adding or
-   * removing a disk (not the boot disk; an added one a virtio disk without a bootOrder) or a NIC, which
-   * attach and detach on the running VM.
+   * own). `cache`: qemu's cache mode (`"none"`, `"writeback"`, …); `discard: "unmap"` passes the guest's
+   * TRIM on to the volume; `serial` (up to 20 letters, digits, `_ . + -`) is what the guest sees in
+   * `/dev/disk/by-id`; `readonly: true` attaches it read-only. `format` comes from a Volume or Image
+   * given as `volume`, and is **required for a volume given by name**; `backing` (`{ path, format }`, a
+   * Volume's `backing` output) is a qcow2 overlay's base, brought by a Volume given as `volume`: a qcow2
+   * overlay given by name without it is refused, since its base is never read from the file ([what the
+   * provider trusts](#what-the-provider-trusts)); a qcow2 Volume given as `volume` brings its `identity`
+   * too, and a volume found under its name that is not that Volume (removed and made again by someone
+   * else) is refused. A user cdrom defaults to `sata`, which installers and firmware boot menus expect
+   * (the seed is on `scsi`, which every cloud kernel reads); Debian's genericcloud kernel has no AHCI,
+   * so give `bus: "scsi"` for a cdrom such a guest must read. A change applies in place, live. It
+   * restarts the domain for anything but adding or removing a disk (not the boot disk; an added one a
+   * virtio disk without a bootOrder) or a NIC, which attach and detach on the running VM.
    */
   disks: pulumi.Input<pulumi.Input<DiskArgs>[]>;
   /**
@@ -374,18 +373,17 @@ export class Domain extends pulumi.dynamic.Resource {
    * `[{ volume: Volume | Image | name, pool?, device?: "disk" | "cdrom", bus?: "virtio" | "sata" |
    * "scsi" | "ide", format?: "qcow2" | "raw", bootOrder?, cache?, discard?, serial?, readonly? }]`;
    * boots from the first disk unless `kernel` is given or disks have a `bootOrder` (1 first, each its
-   * own). `cache`: `"default"`, `"none"`, `"writethrough"`, `"writeback"`, `"directsync"`, `"unsafe"`;
-   * `discard: "unmap"` passes the guest's TRIM on to the volume; `serial` (up to 20 letters, digits, `_
-   * . + -`) is what the guest sees in `/dev/disk/by-id`; `readonly: true` attaches it read-only.
-   * `format` comes from a Volume or Image given as `volume`, and is **required for a volume given by
-   * name**; `backing` (`{ path, format }`, a Volume's `backing` output) is a qcow2 overlay's base,
-   * brought by a Volume given as `volume`: a qcow2 overlay given by name without it is refused, since
-   * its base is never read from the file ([what the provider trusts](#what-the-provider-trusts)); a
-   * qcow2 Volume given as `volume` brings its `identity` too, and a volume found under its name that is
-   * not that Volume (removed and made again by someone else) is refused. A user cdrom defaults to
-   * `sata`, which installers and firmware boot menus expect (the seed is on `scsi`, which every cloud
-   * kernel reads); Debian's genericcloud kernel has no AHCI, so give `bus: "scsi"` for a cdrom such a
-   * guest must read.
+   * own). `cache`: qemu's cache mode (`"none"`, `"writeback"`, …); `discard: "unmap"` passes the guest's
+   * TRIM on to the volume; `serial` (up to 20 letters, digits, `_ . + -`) is what the guest sees in
+   * `/dev/disk/by-id`; `readonly: true` attaches it read-only. `format` comes from a Volume or Image
+   * given as `volume`, and is **required for a volume given by name**; `backing` (`{ path, format }`, a
+   * Volume's `backing` output) is a qcow2 overlay's base, brought by a Volume given as `volume`: a qcow2
+   * overlay given by name without it is refused, since its base is never read from the file ([what the
+   * provider trusts](#what-the-provider-trusts)); a qcow2 Volume given as `volume` brings its `identity`
+   * too, and a volume found under its name that is not that Volume (removed and made again by someone
+   * else) is refused. A user cdrom defaults to `sata`, which installers and firmware boot menus expect
+   * (the seed is on `scsi`, which every cloud kernel reads); Debian's genericcloud kernel has no AHCI,
+   * so give `bus: "scsi"` for a cdrom such a guest must read.
    */
   public readonly disks!: pulumi.Output<Disk[]>;
   /**

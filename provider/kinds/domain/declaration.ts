@@ -6,6 +6,10 @@ import type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./t
 import type { CloudInit } from "../../iso/seed";
 import type { XmlPatch } from "../../xml/domain-patches";
 import { Defined, Element, FORMAT, ObjectType } from "../../resources/object-types";
+import { DISK_CACHES, DISK_DISCARDS } from "../../xml/domain";
+
+/** A declared type of one of these strings: "a" | "b". */
+const choice = (values: readonly string[]) => values.map((v) => JSON.stringify(v)).join(" | ");
 import { adoptProperty, Declaration, hostProperty, nameProperty, resourceNameProperty } from "../../resources/properties";
 
 /** A disk's format and base only confirm its volume's (older records lack them): not compared. */
@@ -29,8 +33,8 @@ const disk: ObjectType<DiskInput> = {
     format: { type: FORMAT, doc: "the volume's format (a Volume's `format` output): never read from the file" },
     backing: { type: "Backing", doc: "a qcow2 overlay's base (a Volume's `backing` output): an overlay given without it is refused" },
     bootOrder: { type: "integer", doc: "its place in the boot order, 1 first (default: the first disk boots)" },
-    cache: { type: '"default" | "none" | "writethrough" | "writeback" | "directsync" | "unsafe"', doc: "qemu's cache mode (libvirt's default when absent)" },
-    discard: { type: '"unmap" | "ignore"', doc: '"unmap" passes the guest\'s TRIM/discard on to the volume' },
+    cache: { type: choice(DISK_CACHES), doc: "qemu's cache mode (libvirt's default when absent)" },
+    discard: { type: choice(DISK_DISCARDS), doc: '"unmap" passes the guest\'s TRIM/discard on to the volume' },
     serial: { type: "string", doc: "the serial number the guest sees (up to 20 letters, digits, _ . + -)" },
     readonly: { type: "boolean", doc: "attached read-only (default false)" },
     identity: {
@@ -189,7 +193,7 @@ export const domainDeclaration: Declaration<DomainInputs, DomainOutputs> = {
     cpuMode: { type: "string", doc: 'e.g. `"host-passthrough"`', defaultDoc: "libvirt's", change: "restart" },
     disks: {
       type: "Disk[]",
-      doc: '`[{ volume: Volume | Image | name, pool?, device?: "disk" | "cdrom", bus?: "virtio" | "sata" | "scsi" | "ide", format?: "qcow2" | "raw", bootOrder?, cache?, discard?, serial?, readonly? }]`; boots from the first disk unless `kernel` is given or disks have a `bootOrder` (1 first, each its own). `cache`: `"default"`, `"none"`, `"writethrough"`, `"writeback"`, `"directsync"`, `"unsafe"`; `discard: "unmap"` passes the guest\'s TRIM on to the volume; `serial` (up to 20 letters, digits, `_ . + -`) is what the guest sees in `/dev/disk/by-id`; `readonly: true` attaches it read-only. `format` comes from a Volume or Image given as `volume`, and is **required for a volume given by name**; `backing` (`{ path, format }`, a Volume\'s `backing` output) is a qcow2 overlay\'s base, brought by a Volume given as `volume`: a qcow2 overlay given by name without it is refused, since its base is never read from the file ([what the provider trusts](#what-the-provider-trusts)); a qcow2 Volume given as `volume` brings its `identity` too, and a volume found under its name that is not that Volume (removed and made again by someone else) is refused. A user cdrom defaults to `sata`, which installers and firmware boot menus expect (the seed is on `scsi`, which every cloud kernel reads); Debian\'s genericcloud kernel has no AHCI, so give `bus: "scsi"` for a cdrom such a guest must read',
+      doc: '`[{ volume: Volume | Image | name, pool?, device?: "disk" | "cdrom", bus?: "virtio" | "sata" | "scsi" | "ide", format?: "qcow2" | "raw", bootOrder?, cache?, discard?, serial?, readonly? }]`; boots from the first disk unless `kernel` is given or disks have a `bootOrder` (1 first, each its own). `cache`: qemu\'s cache mode (`"none"`, `"writeback"`, …); `discard: "unmap"` passes the guest\'s TRIM on to the volume; `serial` (up to 20 letters, digits, `_ . + -`) is what the guest sees in `/dev/disk/by-id`; `readonly: true` attaches it read-only. `format` comes from a Volume or Image given as `volume`, and is **required for a volume given by name**; `backing` (`{ path, format }`, a Volume\'s `backing` output) is a qcow2 overlay\'s base, brought by a Volume given as `volume`: a qcow2 overlay given by name without it is refused, since its base is never read from the file ([what the provider trusts](#what-the-provider-trusts)); a qcow2 Volume given as `volume` brings its `identity` too, and a volume found under its name that is not that Volume (removed and made again by someone else) is refused. A user cdrom defaults to `sata`, which installers and firmware boot menus expect (the seed is on `scsi`, which every cloud kernel reads); Debian\'s genericcloud kernel has no AHCI, so give `bus: "scsi"` for a cdrom such a guest must read',
       required: true,
       change: "live",
       same: (o, n) => deepEqual(definedDisks(o), definedDisks(n)),
