@@ -10,6 +10,20 @@ export interface ObjectFacts {
   gone: readonly LibvirtCode[];
   /** How a user removes it by hand; `place` is its pool (a volume's) or its domain (a snapshot's). */
   removal(name: string, place?: string): string;
+  /** For an object another kind's input names (a NIC's filter), where its declared type allows a name: finding it by that name. */
+  named?: NamedObject;
+}
+
+/** An object an input may name, as a declaration types it (its kind or a name: "Kind | string"). */
+export interface NamedObject {
+  /** The resource's type in declarations. */
+  type: string;
+  /** What it is, in messages. */
+  what: string;
+  /** Whether the host has one of that name. */
+  exists(lv: Libvirt, name: string): Promise<boolean>;
+  /** How a user makes one on the host by hand. */
+  define: string;
 }
 
 /** An object as the journal recorded it before it was made. */

@@ -3,6 +3,7 @@
 // have no compiler to notice them, and an ignored input is a setting silently not made.
 // Fields of structured values (a disk, a NIC, the host) are checked by their object type.
 import { CheckFailure } from "./input-checks";
+import { alternatives, isRecord } from "./declared-types";
 import { SHARED_TYPES, SomeObjectType } from "./object-types";
 import { Declaration } from "./properties";
 
@@ -30,15 +31,7 @@ export function closest(name: string, declared: string[]): string | undefined {
 type Types = Readonly<Record<string, SomeObjectType>>;
 
 /** The object types a declared type names ("Disk[]", "boolean | WaitForIp"), with whether it is a list of them. */
-function objectTypesOf(declared: string, types: Types): { name: string; list: boolean }[] {
-  return declared
-    .replace(/\s*\(.*\)$/, "")
-    .split(" | ")
-    .map((t) => ({ name: t.replace(/\[\]$/, ""), list: t.endsWith("[]") }))
-    .filter((t) => t.name in types);
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
+const objectTypesOf = (declared: string, types: Types) => alternatives(declared).filter((t) => t.name in types);
 
 /** The undeclared fields of `value` (at `path`), one object type's fields, and of the values inside it. */
 function undeclaredFields(path: string, value: unknown, declared: string, what: string, types: Types, out: CheckFailure[]): void {

@@ -19,7 +19,8 @@ import { leaseSnapshot } from "./ip";
 import { startWatched } from "./console";
 import { isActive, stopGracefully } from "./power";
 import { createSeed, deleteSeed, nextSeedName, SeedVolume, seedVolumeName } from "./seed";
-import { keptMacs, requireFilters, resolveDisks, specOf } from "./spec";
+import { keptMacs, resolveDisks, specOf } from "./spec";
+import { requireNamedObjects } from "../../resources/named-objects";
 import { volumeClaims } from "../../resources/storage";
 import { clearLeftovers, isJournalled, Making } from "../../resources/rollback";
 import { interruptible } from "../../resources/interrupt";
@@ -87,7 +88,7 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
               const current = await toAdopt(lv, d, host);
               const live = current && (await liveAdoption(lv, current, d));
               const disks = await resolveDisks(lv, d, host, current && new Map(current.disks.map((x) => [x.path, x])));
-              await requireFilters(lv, d, host);
+              await requireNamedObjects(lv, domainDeclaration, d, host);
               const made = d.cloudInit ? await createSeed(lv, d, host, making, signal) : undefined;
               seed = made && { pool: made.pool, name: made.name, identity: made.identity };
               const xmlOf = (uuid: string, macs: (string | undefined)[]) => domainXml(specOf(d, disks, made?.path, owner, macs, uuid));

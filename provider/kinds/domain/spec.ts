@@ -2,7 +2,7 @@
 // paths, the MACs an interface keeps across a redefinition, the DomainSpec the XML
 // builder takes, and the outputs composed from what libvirt reports.
 import { KvmError } from "../../errors";
-import { DomainRef, Libvirt, unlessMissing } from "../../libvirt/api";
+import { DomainRef, Libvirt } from "../../libvirt/api";
 import { DiskSpec, DomainSpec, InterfaceSpec, ParsedDomain } from "../../xml/domain";
 import { parseVolumeXml } from "../../xml/volume";
 import { DomainInputs, DomainOutputs, InterfaceInput, SeedRecord } from "./inputs";
@@ -17,21 +17,6 @@ const STATE_NAMES = ["nostate", "running", "blocked", "paused", "shutdown", "shu
 
 export function stateName(state: number): string {
   return STATE_NAMES[state] ?? String(state);
-}
-
-/**
- * The network filters the NICs name, each on the host: libvirt starts no VM whose filter is
- * missing, and a filter given by name (not a NetworkFilter) makes no Pulumi dependency.
- */
-export async function requireFilters(lv: Libvirt, d: DomainInputs, host: string): Promise<void> {
-  for (const [i, nic] of (d.networkInterfaces ?? []).entries()) {
-    if (!nic.filter || (await unlessMissing(lv.lookupNetworkFilter(nic.filter), "NO_NWFILTER"))) continue;
-    throw new KvmError("permanent", `there is no network filter "${nic.filter}" for the domain's NIC`, {
-      host,
-      property: `networkInterfaces[${i}].filter`,
-      fix: "Pass the NetworkFilter resource itself as the filter (Pulumi then makes it first), or add it to dependsOn, or define it on the host (virsh nwfilter-define)",
-    });
-  }
 }
 
 /**

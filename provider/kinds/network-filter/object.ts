@@ -1,6 +1,6 @@
 // A network filter on its host: gone, removed by hand, found and proven by its UUID, removed.
 import { KvmError } from "../../kvm-error";
-import { isLibvirtError, Libvirt } from "../../libvirt/api";
+import { isLibvirtError, Libvirt, unlessMissing } from "../../libvirt/api";
 import { byUuid, JournalledObject } from "../../resources/object-kind";
 
 /** A network filter as libvirt names it. */
@@ -22,6 +22,12 @@ export async function removeNetworkFilter(lv: Libvirt, filter: NetworkFilterRef,
 export const networkFilterObject: JournalledObject<NetworkFilterRef> = {
   gone: ["NO_NWFILTER"],
   removal: (name) => `virsh nwfilter-undefine ${name}`,
+  named: {
+    type: "NetworkFilter",
+    what: "network filter",
+    exists: async (lv, name) => !!(await unlessMissing(lv.lookupNetworkFilter(name), "NO_NWFILTER")),
+    define: "virsh nwfilter-define",
+  },
   find: (lv, made) => byUuid(made, lv.lookupNetworkFilter(made.name)),
   remove: removeNetworkFilter,
 };
