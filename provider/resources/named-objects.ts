@@ -45,7 +45,7 @@ export async function requireNamedObjects(
   for (const [key, p] of Object.entries<{ type: string }>(decl.properties)) {
     for (const { path, name, object } of namedIn(key, given[key], p.type, decl)) {
       if (await object.exists(lv, name)) continue;
-      throw new KvmError("permanent", `there is no ${object.what} "${name}" for ${path}`, {
+      throw new KvmError("permanent", `there is no ${object.what} "${name}" on the host`, {
         host,
         property: path,
         fix: `Pass the ${object.type} resource itself (Pulumi then makes it first), or add it to dependsOn, or define it on the host (${object.define})`,

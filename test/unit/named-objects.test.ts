@@ -33,7 +33,10 @@ describe("objects the inputs name", () => {
     const { lv } = hostWith(["web"]);
     await assert.rejects(requireNamedObjects(lv, DECLARATIONS.Domain, nics("web", "gone"), "h"), (e: Error & { property?: string }) => {
       assert.strictEqual(e.property, "networkInterfaces[1].filter");
-      assert.match(e.message, /no network filter "gone" for networkInterfaces\[1\]\.filter.*Pass the NetworkFilter resource itself.*virsh nwfilter-define/s);
+      assert.match(
+        e.message,
+        /networkInterfaces\[1\]\.filter: there is no network filter "gone".*Pass the NetworkFilter resource itself.*virsh nwfilter-define/s,
+      );
       return true;
     });
   });
