@@ -6,6 +6,7 @@ import { formatBytes } from "../provider/units";
 import { HEALTH_USAGE, HealthPlan, parseHealthArgs } from "./health-args";
 import { planOrExit } from "./usage";
 import { ResourceReport, stackTargets } from "./stack";
+import { rememberedHosts, rememberHosts } from "./remembered-hosts";
 
 export interface HealthReport {
   hosts: HostHealth[];
@@ -71,7 +72,13 @@ export function renderJson(report: HealthReport): string {
 
 async function checkOnce(plan: HealthPlan, pool: HostPool): Promise<HealthReport> {
   if (plan.stack) {
+    for (const h of rememberedHosts(plan.cwd, plan.stack)) pool.dialAhead(h);
     const targets = await stackTargets(plan.stack, plan.cwd, plan.login);
+    rememberHosts(
+      plan.cwd,
+      plan.stack,
+      targets.hosts.map((h) => h.config),
+    );
     const hosts = await Promise.all(targets.hosts.map((h) => checkHost(h.config, { pool: h.pool, network: plan.network, timeoutMs: plan.timeoutMs }, pool)));
     const extra = await Promise.all(plan.hosts.map((h) => checkHost(h, { pool: plan.pool, network: plan.network, timeoutMs: plan.timeoutMs }, pool)));
     return { hosts: [...hosts, ...extra], resources: await targets.resources(pool, hosts, plan.timeoutMs) };

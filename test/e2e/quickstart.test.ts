@@ -127,6 +127,10 @@ for (const leg of testLegs()) {
         [`${prefix}-image`, "Image", "ok"],
         [`${prefix}-vm`, "Domain", "ok"],
       ]);
+      // the next check dials the host the last one found while `pulumi stack export` runs
+      const again = await runCli(args, { env: { ...e.env, PULUMI_KVM_LOG: "1" }, installed });
+      assert.strictEqual(again.code, 0, again.stdout + again.stderr);
+      assert.match(again.stderr, new RegExp(`host=root@127\\.0\\.0\\.1:${labEnv().port} dialled ahead of its first check`));
       // paused, then shut off behind Pulumi's back: each with libvirt's reason
       const vmReport = async () => {
         const r = await runCli(args, { env: e.env, installed });
