@@ -59,13 +59,34 @@ function mocha(files: string[], parallel: boolean, statsFile: string): number {
     "120000",
     "--exit",
     "--forbid-only",
+    "--require",
+    path.join(repoRoot, "dist", "test", "support", "file-cost.js"),
     "--reporter",
     path.join(repoRoot, "dist", "test", "support", "reporter.js"),
     ...(parallel ? ["--parallel", "--jobs", String(Number(process.env.KVM_TEST_JOBS ?? 3))] : []),
     ...files.map((f) => path.join(repoRoot, "dist", "test", f)),
   ];
-  const r = spawnSync(process.execPath, args, { stdio: "inherit", env: { ...process.env, KVM_TEST_STATS: statsFile } });
+  const r = spawnSync(process.execPath, args, { stdio: "inherit", env: { ...process.env, KVM_TEST_STATS: statsFile, KVM_TEST_COSTS: costsFile(statsFile) } });
   return r.status ?? 1;
+}
+
+/** Where each file's wall time and CPU go (file-cost.ts), beside the counts. */
+const costsFile = (statsFile: string) => path.join(path.dirname(statsFile), "costs.jsonl");
+
+/** The files that took longest, and the CPU they spent: what to look at when the suite grows. */
+function printCosts(statsFile: string): void {
+  const file = costsFile(statsFile);
+  if (!fs.existsSync(file)) return;
+  const costs = fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { file: string; wall: number; own: number; children: number });
+  const cpu = costs.reduce((sum, c) => sum + c.own + c.children, 0);
+  console.log(`suite: the test files' own and children's CPU ${(cpu / 60).toFixed(1)} min (qemu and the lab's daemons apart); the longest files:`);
+  for (const c of costs.sort((a, b) => b.wall - a.wall).slice(0, 12)) {
+    console.log(`  ${c.file.padEnd(40)} ${c.wall.toFixed(0).padStart(5)} s, CPU ${c.own.toFixed(0)} s own + ${c.children.toFixed(0)} s children`);
+  }
 }
 
 function main(): number {
@@ -97,6 +118,7 @@ function main(): number {
   }
   // a phase that crashed before its reporter's end counts as a failure too
   if (lines.length < codes.length || codes.some((c) => c !== 0)) total.failures = Math.max(total.failures, 1);
+  printCosts(statsFile);
   console.log(`suite: ${((Date.now() - started) / 60_000).toFixed(1)} min on ${os.cpus().length} cores`);
   console.log(`tests: ${total.passes} passed, ${total.failures} failed, ${total.pending} skipped`);
   return total.failures ? 1 : 0;
