@@ -312,7 +312,7 @@ describe("StoragePool and Network", function () {
       assert.ok(!domainNames().includes(vm.name));
     });
 
-    it("boots a VM on a bridge NIC; a wait for its address from the host's ARP table (source \"arp\") says why the lab's libvirt cannot read it, and keeps the VM", async () => {
+    it("boots a VM on a bridge NIC; a wait for its address from the host's ARP table (source \"arp\") finds the lease's address, or says why libvirt cannot read the table and keeps the VM", async () => {
       const lab = labEnv();
       const overlay = await makeVolume({ name: `${tag}-bridge.qcow2`, baseImage: image.name, sourceFormat: image.format });
       const inputs = await checked(domainProvider, {
@@ -338,25 +338,29 @@ describe("StoragePool and Network", function () {
       assert.strictEqual(outs.interfaces[0].network, `bridge:${lab.bridge}`);
       assert.match(virsh(["dumpxml", outs.name]), new RegExp(`<interface type='bridge'>[\\s\\S]*<source bridge='${lab.bridge}'/>`));
       // the bridge's LAN (the lab network's dnsmasq) leased the guest an address
-      assert.match(await leaseOf(outs.interfaces[0].mac), /^192\.168\.150\.1\d\d$/);
-      // libvirt's own reading of the ARP table, through the system's virsh, is the witness
+      const lease = await leaseOf(outs.interfaces[0].mac);
+      assert.match(lease, /^192\.168\.150\.1\d\d$/);
+      // the lab's libvirt (9.0) parses this kernel's netlink replies only some of the time
+      if (vm) {
+        assert.strictEqual(vm.ipAddress, lease, "libvirt read the ARP table: the wait found the address the LAN leased");
+      } else {
+        assert.match(
+          err?.message ?? "",
+          new RegExp(
+            `root@127\\.0\\.0\\.1:${lab.port}: waitForIp\\.source: domain ${outs.name}: libvirt cannot read the host's ARP table \\(internal error: wrong nlmsg len.*source "agent" with qemuAgent: true`,
+            "s",
+          ),
+        );
+        assert.strictEqual(outs.state, "running", "the VM is kept and recorded (created but failed to initialize)");
+      }
+      // libvirt's own reading of the ARP table, through the system's virsh: the address, or the same netlink error
       let witness: string;
       try {
         witness = virsh(["domifaddr", outs.name, "--source", "arp"]);
       } catch (e) {
         witness = String((e as { stderr?: string }).stderr ?? e);
       }
-      // the lab's libvirt (9.0) cannot parse this kernel's netlink replies: its own reading is the witness, and the error names it and the fix
-      assert.match(witness, /nlmsg/, `libvirt reads the ARP table here now (${witness}): assert the address the wait found instead`);
-      assert.match(
-        err?.message ?? "",
-        new RegExp(
-          `root@127\\.0\\.0\\.1:${lab.port}: waitForIp\\.source: domain ${outs.name}: libvirt cannot read the host's ARP table \\(internal error: wrong nlmsg len.*source "agent" with qemuAgent: true`,
-          "s",
-        ),
-      );
-      assert.strictEqual(vm, undefined, "the wait cannot succeed");
-      assert.strictEqual(outs.state, "running", "the VM is kept and recorded (created but failed to initialize)");
+      assert.ok(witness.includes(lease) || /nlmsg/.test(witness), witness);
     });
   });
 });
