@@ -23,13 +23,13 @@ export interface Links<C extends Linked = Linked> {
 /** A write whose request may have reached the host before the link broke. */
 export class OutcomeUnknown extends Error {
   readonly errorClass = "transient" as const;
+  /** What happened, without the advice: a caller that has looked on the host says what it found instead. */
+  readonly happened: string;
   constructor(api: string, object: string, cause: Error) {
-    super(
-      `the link broke after ${api}${object ? ` (${object})` : ""} was sent, so whether it took effect is unknown (${cause.message}); ` +
-        "look on the host before running pulumi up again",
-      { cause },
-    );
+    const happened = `the link broke after ${api}${object ? ` (${object})` : ""} was sent, so whether it took effect is unknown (${cause.message})`;
+    super(`${happened}; look on the host before running pulumi up again`, { cause });
     this.name = "OutcomeUnknown";
+    this.happened = happened;
   }
 }
 

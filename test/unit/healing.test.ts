@@ -84,7 +84,8 @@ describe("healing links", () => {
       (e: Error) => e,
     );
     assert.ok(err instanceof OutcomeUnknown, String(err));
-    assert.match(err.message, /virStorageVolDelete \(vol default\/web-disk\) was sent, so whether it took effect is unknown/);
+    assert.match(err.message, /virStorageVolDelete \(vol default\/web-disk\) was sent, so whether it took effect is unknown.*; look on the host/);
+    assert.ok(err.message.startsWith(err.happened) && !err.happened.includes("look on the host"), "what happened, apart from the advice");
     assert.strictEqual(classify(err).errorClass, "transient");
     assert.strictEqual(f.dialled.length, 1, "no second attempt");
   });

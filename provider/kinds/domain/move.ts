@@ -6,6 +6,7 @@
 // VM running where it was and nothing of it on the new host; the next `up` tries again.
 import { classify, KvmError } from "../../errors";
 import { describeState, DomainRef, Impact, Libvirt, StartFlags } from "../../libvirt/api";
+import { OutcomeUnknown } from "../../pool/healing";
 import { log, warn } from "../../log";
 import { HostAccess } from "../../resources/context";
 import { Failures } from "../../resources/input-checks";
@@ -153,6 +154,12 @@ async function renewLeases(lv: Libvirt, dom: DomainRef): Promise<void> {
 }
 
 /** A failed move's error: what stopped it, and where the VM is now (a failed migration leaves it on the old host). */
+/** The write whose outcome a broken link left unknown, when that is what failed (itself or as a cause). */
+function outcomeUnknown(err: unknown): OutcomeUnknown | undefined {
+  for (let e = err; e instanceof Error; e = e.cause) if (e instanceof OutcomeUnknown) return e;
+  return undefined;
+}
+
 async function moveFailure(pool: HostAccess, uuid: string, olds: DomainOutputs, news: DomainInputs, err: unknown): Promise<KvmError> {
   const from = hostLabel(olds.host);
   const to = hostLabel(news.host);
@@ -164,7 +171,10 @@ async function moveFailure(pool: HostAccess, uuid: string, olds: DomainOutputs, 
     })
     .catch(() => undefined);
   const where = state ? `; the VM is still on ${from} (${state}), and nothing of it was kept on ${to}` : "";
-  return new KvmError(cause.errorClass, `moving domain ${olds.name} from ${from} to ${to} failed: ${cause.message}${where}`, {
+  // a write the broken link left in doubt needs no look on the host once the VM is found
+  const unknown = outcomeUnknown(err);
+  const said = state && unknown ? unknown.happened : cause.message;
+  return new KvmError(cause.errorClass, `moving domain ${olds.name} from ${from} to ${to} failed: ${said}${where}`, {
     host: to,
     codeName: cause.codeName,
     cause: err,
