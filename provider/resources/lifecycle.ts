@@ -20,12 +20,25 @@ export interface RecordedObject<R> {
   find(lv: Libvirt): Promise<{ ref?: R; other?: unknown }>;
 }
 
-/** `read`: refreshed from the host, or gone (an empty id) when the object is, or is someone else's now. */
-export async function readRecorded<R, O>(pool: HostAccess, object: RecordedObject<R>, id: string, props: O, observe: (lv: Libvirt, ref: R) => Promise<O>) {
+/**
+ * `read`: refreshed from the host, or gone (an empty id) when the object is, or is someone
+ * else's now; `whenGone` then says what of the resource's the host still holds (a read
+ * changes nothing on the host).
+ */
+export async function readRecorded<R, O>(
+  pool: HostAccess,
+  object: RecordedObject<R>,
+  id: string,
+  props: O,
+  observe: (lv: Libvirt, ref: R) => Promise<O>,
+  whenGone?: (lv: Libvirt) => Promise<void>,
+) {
   try {
     return await pool.run(object.host, async (lv) => {
       const { ref } = await object.find(lv);
-      return ref === undefined ? { id: "", props } : { id, props: await observe(lv, ref) };
+      if (ref !== undefined) return { id, props: await observe(lv, ref) };
+      await whenGone?.(lv);
+      return { id: "", props };
     });
   } catch (err) {
     throw explainRecorded(err, hostLabel(object.host), `reading ${object.what}`);

@@ -486,6 +486,41 @@ describe("Domain", function () {
     assert.ok(!volumeNames(lab).includes(`${tag}-mem-seed.iso`));
   });
 
+  it("drops a domain undefined out of band on read, saying that its seed stays and how to remove it", async () => {
+    const lab = labEnv();
+    const vol = await disk(`${tag}-gone.qcow2`);
+    const vm = await domain({ name: `${tag}-gone`, disks: [diskOf(vol)], cloudInit: { hostname: `${tag}-gone` }, running: false });
+    virsh(["undefine", vm.name]);
+    const lines: string[] = [];
+    setLogSink((l) => lines.push(l));
+    try {
+      const { id } = await domainProvider.read(vm.uuid, vm);
+      assert.strictEqual(id, "", "gone: refresh drops it");
+    } finally {
+      setLogSink(undefined);
+    }
+    const seed = `${vm.seedPool}/${vm.seedVolume}`;
+    assert.ok(
+      lines.some(
+        (l) =>
+          l.includes(`domain ${vm.name} is gone from the host; its cloud-init seed volume ${seed}`) &&
+          l.includes(`virsh vol-delete --pool ${vm.seedPool} ${vm.seedVolume}`),
+      ),
+      lines.join("\n"),
+    );
+    assert.ok(volumeNames(lab).includes(vm.seedVolume!), "a read changes nothing on the host");
+    virsh(["vol-delete", "--pool", vm.seedPool!, vm.seedVolume!]);
+    // read again with the seed gone too: nothing to say
+    setLogSink((l) => lines.push(l));
+    lines.length = 0;
+    try {
+      assert.strictEqual((await domainProvider.read(vm.uuid, vm)).id, "");
+    } finally {
+      setLogSink(undefined);
+    }
+    assert.ok(!lines.some((l) => l.includes("seed volume")), lines.join("\n"));
+  });
+
   it("refuses to delete or update a domain it did not create", async () => {
     const name = `${tag}-foreign`;
     await withForeignDomain(name, async (uuid) => {

@@ -18,7 +18,7 @@ import { checkInputs, DomainInputs, DomainOutputs, seedPoolFor, shutdownMs } fro
 import { leaseSnapshot } from "./ip";
 import { startWatched } from "./console";
 import { isActive, stopGracefully } from "./power";
-import { createSeed, deleteSeed, nextSeedName, SeedVolume, seedVolumeName } from "./seed";
+import { createSeed, deleteSeed, nextSeedName, recordedSeed, SeedVolume, seedVolumeName, warnSeedLeft } from "./seed";
 import { keptMacs, resolveDisks, specOf } from "./spec";
 import { requireNamedObjects } from "../../resources/named-objects";
 import { volumeClaims } from "../../resources/storage";
@@ -127,7 +127,15 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
         }
       }),
 
-    read: (id, props) => readRecorded(ctx.pool, recordedDomain(props, id), id, props, (lv, dom) => observe(lv, dom, props, seedRecordOf(props))),
+    read: (id, props) =>
+      readRecorded(
+        ctx.pool,
+        recordedDomain(props, id),
+        id,
+        props,
+        (lv, dom) => observe(lv, dom, props, seedRecordOf(props)),
+        (lv) => warnSeedLeft(lv, props.name, recordedSeed(props), hostLabel(props.host)),
+      ),
 
     async update(id, recordedOlds, news) {
       // another host: the VM moves there first, and the rest of the update applies there
@@ -181,10 +189,10 @@ export function createDomainProvider(ctx: ResourceContext): ResourceProvider<Dom
         ctx.pool,
         recordedDomain(props, id, "delete"),
         (lv, dom) => removeDomain(lv, dom, shutdownMs(props), hostLabel(props.host), true),
-        // the seed, found or not; the pool recorded at create (older records: the first disk's)
+        // the seed, found or not
         async (lv) => {
-          if (props.seedVolume)
-            await deleteSeed(lv, { pool: props.seedPool ?? seedPoolFor(props), name: props.seedVolume, identity: props.seedIdentity }, hostLabel(props.host));
+          const seed = recordedSeed(props);
+          if (seed) await deleteSeed(lv, seed, hostLabel(props.host));
         },
       ),
   };

@@ -19,7 +19,7 @@ import { seedPoolFor } from "./inputs";
 import { migrateLive } from "./migrate";
 import { domainByUuid, ownedDomain } from "./observe";
 import { isActive } from "./power";
-import { copySeed, deleteSeed } from "./seed";
+import { copySeed, deleteSeed, recordedSeed } from "./seed";
 import { resolveDisks } from "./spec";
 import type { DiskInput, DomainInputs, DomainOutputs, SeedRecord } from "./types";
 
@@ -59,9 +59,10 @@ export async function moveDomain(pool: HostAccess, uuid: string, olds: DomainOut
     throw await moveFailure(pool, uuid, olds, news, err);
   }
   // the old host's seed: the moved VM reads the new host's copy
-  if (olds.seedVolume) {
+  const oldSeed = recordedSeed(olds);
+  if (oldSeed) {
     await pool
-      .run(olds.host, (a) => deleteSeed(a, { pool: olds.seedPool ?? seedPoolFor(olds), name: olds.seedVolume!, identity: olds.seedIdentity }, from))
+      .run(olds.host, (a) => deleteSeed(a, oldSeed, from))
       .catch((err: Error) =>
         warn(`${from}: the seed volume ${olds.seedVolume} of domain ${olds.name}, moved away, was not removed (${err.message}); remove it by hand`),
       );

@@ -5,9 +5,10 @@ import { KvmError } from "../../errors";
 import { buildSeed } from "../../iso/seed";
 import { Libvirt } from "../../libvirt/api";
 import { parseVolumeXml, volumeXml } from "../../xml/volume";
+import { warn } from "../../log";
 import { leftAlone } from "../../resources/recorded";
 import { headMark, identify, mtimeId, newHeadToken, VolumeIdentity } from "../volume/identity";
-import { DomainInputs, seedPoolFor } from "./inputs";
+import { DomainInputs, DomainOutputs, seedPoolFor } from "./inputs";
 import { Making } from "../../resources/rollback";
 import { findPool, findVolume } from "../../resources/storage";
 
@@ -19,6 +20,10 @@ export interface SeedVolume {
 }
 
 export const seedVolumeName = (domain: string) => `${domain}-seed.iso`;
+
+/** The seed a domain's record names, in the pool recorded at create (older records: the first disk's). */
+export const recordedSeed = (d: DomainOutputs): SeedVolume | undefined =>
+  d.seedVolume ? { pool: d.seedPool ?? seedPoolFor(d), name: d.seedVolume, identity: d.seedIdentity } : undefined;
 
 /**
  * The name of a seed that replaces another (edited cloud-init): random, never derived from
@@ -102,6 +107,19 @@ async function writeSeed(
 }
 
 /** Removes a seed volume when it is the one recorded; gone already is fine, another one of its name is left alone. */
+/**
+ * Says that the seed of a domain gone from the host stays (a refresh drops the Domain and
+ * changes nothing on the host), when the volume there is still the one made.
+ */
+export async function warnSeedLeft(lv: Libvirt, domain: string, seed: SeedVolume | undefined, host: string): Promise<void> {
+  const pool = seed && (await findPool(lv, seed.pool));
+  const vol = pool && (await findVolume(lv, pool, seed.name));
+  if (!vol || !seed.identity?.mtime || (await identify(lv, vol, { identity: seed.identity, format: "raw", capacityBytes: 0 })) === "other") return;
+  warn(
+    `${host}: domain ${domain} is gone from the host; its cloud-init seed volume ${seed.pool}/${seed.name}, which pulumi-kvm made for it, stays: remove it with virsh vol-delete --pool ${seed.pool} ${seed.name}`,
+  );
+}
+
 export async function deleteSeed(lv: Libvirt, seed: SeedVolume, host: string): Promise<void> {
   const pool = await findPool(lv, seed.pool);
   const vol = pool && (await findVolume(lv, pool, seed.name));
