@@ -10,6 +10,7 @@ import { imageProvider, ImageInputs, ImageOutputs } from "../../provider/kinds/i
 import { snapshotProvider, SnapshotInputs } from "../../provider/kinds/snapshot/lifecycle";
 import { volumeProvider, VolumeInputs, VolumeOutputs } from "../../provider/kinds/volume/lifecycle";
 import { setLogSink } from "../../provider/log";
+import { PartialInitError } from "../../provider/resources/partial-init";
 import { checked } from "../support/checked";
 import { runCli } from "../support/cli";
 import { diskOf } from "../support/disks";
@@ -42,20 +43,23 @@ describe("Snapshot and console", function () {
         await checked(volumeProvider, { host: labHost(lab), name: `${tag}.qcow2`, baseImage: image.name, sourceFormat: image.format } as VolumeInputs),
       )
     ).outs;
-    vm = (
-      await domainProvider.create(
-        await checked(domainProvider, {
-          host: labHost(lab),
-          name: `${tag}-vm`,
-          type: "qemu",
-          memory: "256MiB",
-          shutdownTimeout: "10s",
-          disks: [diskOf(disk)],
-          networkInterfaces: [{ network: lab.network }],
-          waitForIp: { timeout: "120s" },
-        }),
-      )
-    ).outs;
+    const inputs = await checked(domainProvider, {
+      host: labHost(lab),
+      name: `${tag}-vm`,
+      type: "qemu",
+      memory: "256MiB",
+      shutdownTimeout: "10s",
+      disks: [diskOf(disk)],
+      networkInterfaces: [{ network: lab.network }],
+      waitForIp: { timeout: "120s" },
+    });
+    try {
+      vm = (await domainProvider.create(inputs)).outs;
+    } catch (err) {
+      // a VM that got no address is kept (created but failed to initialize): after() removes it
+      if (err instanceof PartialInitError) vm = err.properties as DomainOutputs;
+      throw err;
+    }
   });
 
   after(async () => {
