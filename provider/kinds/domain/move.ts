@@ -154,12 +154,13 @@ async function renewLeases(lv: Libvirt, dom: DomainRef): Promise<void> {
   for (const nic of interfacesWithLink(xml, "up")) await lv.updateDevice(dom, nic, Impact.LIVE);
 }
 
-/** A failed move's error: what stopped it, and where the VM is now (a failed migration leaves it on the old host). */
 /** The write whose outcome a broken link left unknown, when that is what failed (itself or as a cause). */
 function outcomeUnknown(err: unknown): OutcomeUnknown | undefined {
   for (let e = err; e instanceof Error; e = e.cause) if (e instanceof OutcomeUnknown) return e;
   return undefined;
 }
+
+/** A failed move's error: what stopped it, and where the VM is now (a failed migration leaves it on the old host). */
 
 async function moveFailure(pool: HostAccess, uuid: string, olds: DomainOutputs, news: DomainInputs, err: unknown): Promise<KvmError> {
   const from = hostLabel(olds.host);

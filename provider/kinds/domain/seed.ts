@@ -3,7 +3,7 @@
 import * as crypto from "crypto";
 import { KvmError } from "../../errors";
 import { buildSeed } from "../../iso/seed";
-import { Libvirt } from "../../libvirt/api";
+import { Libvirt, VolumeRef } from "../../libvirt/api";
 import { parseVolumeXml, volumeXml } from "../../xml/volume";
 import { warn } from "../../log";
 import { leftAlone } from "../../resources/recorded";
@@ -106,27 +106,30 @@ async function writeSeed(
   return { pool: pool.name, name, path: await lv.volumePath(vol), ...(mtime ? { identity: { mtime } } : {}) };
 }
 
-/** Removes a seed volume when it is the one recorded; gone already is fine, another one of its name is left alone. */
+/** The recorded seed's volume on the host: undefined when gone, "other" when a volume of its name is not the one made. */
+async function seedOnHost(lv: Libvirt, seed: SeedVolume): Promise<VolumeRef | "other" | undefined> {
+  const pool = await findPool(lv, seed.pool);
+  const vol = pool && (await findVolume(lv, pool, seed.name));
+  if (vol && seed.identity?.mtime && (await identify(lv, vol, { identity: seed.identity, format: "raw", capacityBytes: 0 })) === "other") return "other";
+  return vol;
+}
+
 /**
  * Says that the seed of a domain gone from the host stays (a refresh drops the Domain and
- * changes nothing on the host), when the volume there is still the one made.
+ * changes nothing on the host), when the volume there is proven the one made.
  */
 export async function warnSeedLeft(lv: Libvirt, domain: string, seed: SeedVolume | undefined, host: string): Promise<void> {
-  const pool = seed && (await findPool(lv, seed.pool));
-  const vol = pool && (await findVolume(lv, pool, seed.name));
-  if (!vol || !seed.identity?.mtime || (await identify(lv, vol, { identity: seed.identity, format: "raw", capacityBytes: 0 })) === "other") return;
+  if (!seed?.identity?.mtime) return;
+  const vol = await seedOnHost(lv, seed);
+  if (!vol || vol === "other") return;
   warn(
     `${host}: domain ${domain} is gone from the host; its cloud-init seed volume ${seed.pool}/${seed.name}, which pulumi-kvm made for it, stays: remove it with virsh vol-delete --pool ${seed.pool} ${seed.name}`,
   );
 }
 
+/** Removes a seed volume when it is the one recorded; gone already is fine, another one of its name is left alone. */
 export async function deleteSeed(lv: Libvirt, seed: SeedVolume, host: string): Promise<void> {
-  const pool = await findPool(lv, seed.pool);
-  const vol = pool && (await findVolume(lv, pool, seed.name));
-  if (!vol) return;
-  if (seed.identity?.mtime && (await identify(lv, vol, { identity: seed.identity, format: "raw", capacityBytes: 0 })) === "other") {
-    leftAlone(host, `seed volume ${seed.pool}/${seed.name}`, "delete");
-    return;
-  }
-  await lv.deleteVolume(vol);
+  const vol = await seedOnHost(lv, seed);
+  if (vol === "other") leftAlone(host, `seed volume ${seed.pool}/${seed.name}`, "delete");
+  else if (vol) await lv.deleteVolume(vol);
 }
