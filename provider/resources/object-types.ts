@@ -35,6 +35,9 @@ export type Defined<T> = Exclude<T, undefined | boolean>;
 /** A list's element. */
 export type Element<T> = T extends readonly (infer E)[] ? E : never;
 
+/** A declared type of one of these strings: "a" | "b". */
+export const choice = (values: readonly string[]) => values.map((v) => JSON.stringify(v)).join(" | ");
+
 /** A volume's format, as declared types spell it. */
 export const FORMAT = '"qcow2" | "raw"';
 

@@ -7,7 +7,7 @@ import * as assert from "assert";
 import { spawnSync } from "child_process";
 import { domainProvider, DomainInputs, DomainOutputs } from "../../provider/kinds/domain/lifecycle";
 import { imageProvider, ImageInputs, ImageOutputs } from "../../provider/kinds/image/lifecycle";
-import { networkFilterProvider } from "../../provider/kinds/network-filter/lifecycle";
+import { networkFilterProvider } from "../../provider/kinds/network-filter";
 import type { NetworkFilterOutputs } from "../../provider/kinds/network-filter/declaration";
 import { volumeProvider, VolumeInputs, VolumeOutputs } from "../../provider/kinds/volume/lifecycle";
 import { checked } from "../support/checked";

@@ -2,8 +2,8 @@
 // read back: the DHCP rules come first and are not the program's; a drop of what comes in
 // refuses new connections only; cidr is the other side of the traffic.
 import * as assert from "assert";
-import { FilterRule, networkFilterXml, parseNetworkFilterXml } from "../../provider/xml/network-filter";
-import { checkNetworkFilterInputs } from "../../provider/kinds/network-filter/lifecycle";
+import { FilterRule, networkFilterXml, parseNetworkFilterXml } from "../../provider/kinds/network-filter/object";
+import { checkNetworkFilterInputs } from "../../provider/kinds/network-filter";
 import { assertValidXml } from "../support/xml-schema";
 import { Failures } from "../../provider/resources/input-checks";
 

@@ -5,11 +5,9 @@ import { devicesNeedRestart } from "./devices";
 import type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./types";
 import type { CloudInit } from "../../iso/seed";
 import type { XmlPatch } from "../../xml/domain-patches";
-import { Defined, Element, FORMAT, ObjectType } from "../../resources/object-types";
+import { choice, Defined, Element, FORMAT, ObjectType } from "../../resources/object-types";
 import { DISK_CACHES, DISK_DISCARDS } from "../../xml/domain";
 
-/** A declared type of one of these strings: "a" | "b". */
-const choice = (values: readonly string[]) => values.map((v) => JSON.stringify(v)).join(" | ");
 import { adoptProperty, Declaration, hostProperty, nameProperty, resourceNameProperty } from "../../resources/properties";
 
 /** A disk's format and base only confirm its volume's (older records lack them): not compared. */

@@ -34,7 +34,7 @@ export interface InterfaceInput {
   direct?: { dev: string; mode?: (typeof DIRECT_MODES)[number] };
   mac?: string;
   model?: string;
-  /** A network filter's name: libvirt applies its rules to the NIC. */
+  /** The name of the filter whose rules libvirt applies to the NIC's traffic (its <filterref>). */
   filter?: string;
 }
 

@@ -1,9 +1,9 @@
 // The NetworkFilter's properties, declared once (properties.ts), and its inputs' shape:
 // the rules change in place (libvirt applies them to the running NICs at once), the name replaces.
 import type { HostConfig } from "../../ssh/host";
-import type { FilterRule } from "../../xml/network-filter";
+import { FILTER_ACTIONS, FILTER_DIRECTIONS, FILTER_PROTOCOLS, FilterRule } from "./object";
 import { adoptProperty, Declaration, hostProperty, nameProperty, resourceNameProperty } from "../../resources/properties";
-import type { ObjectType } from "../../resources/object-types";
+import { choice, ObjectType } from "../../resources/object-types";
 
 export interface NetworkFilterInputs {
   host: HostConfig;
@@ -22,12 +22,12 @@ const filterRule: ObjectType<FilterRule> = {
   doc: "A rule of a NetworkFilter",
   fields: {
     action: {
-      type: '"accept" | "drop" | "reject"',
+      type: choice(FILTER_ACTIONS),
       doc: '"drop" and "reject" of what comes in refuse new connections only: replies to the VM\'s own connections, and its DHCP, still reach it',
       required: true,
     },
-    direction: { type: '"in" | "out" | "inout"', doc: '"in": to the VM; "out": from it; "inout": both', required: true },
-    protocol: { type: '"tcp" | "udp" | "icmp" | "all"', doc: '"all": every IPv4 protocol', required: true },
+    direction: { type: choice(FILTER_DIRECTIONS), doc: '"in": to the VM; "out": from it; "inout": both', required: true },
+    protocol: { type: choice(FILTER_PROTOCOLS), doc: '"all": every IPv4 protocol', required: true },
     ports: { type: "string", doc: 'the destination port or range, "22" or "8000-8080" (tcp and udp)' },
     cidr: {
       type: "string",
