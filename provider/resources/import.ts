@@ -6,6 +6,7 @@
 import { KvmError } from "../errors";
 import { uuidBytes } from "../uuid";
 import { deepEqual } from "./deep-equal";
+import type { Libvirt } from "../libvirt/api";
 
 const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
@@ -38,4 +39,19 @@ export function withoutDefaults<T extends object>(properties: Record<string, { d
   return Object.fromEntries(
     Object.entries(inputs).filter(([k, v]) => v !== undefined && !(properties[k]?.default !== undefined && deepEqual(properties[k].default, v))),
   ) as T;
+}
+
+/** Where an import finds its object: the kind (as its ID's error names it), what it is, how the user lists them, and its lookup by UUID (undefined when none). */
+export interface ImportLookup<R> {
+  kind: string;
+  what: string;
+  listing: string;
+  lookup: (lv: Libvirt, uuid: Buffer) => Promise<R | undefined>;
+}
+
+/** The object an import's ID names on the host: the ID proven a UUID, the object found by it, else an error that says how to list them. */
+export async function importedObject<R>(lv: Libvirt, id: string, host: string, o: ImportLookup<R>): Promise<R> {
+  const found = await o.lookup(lv, importedUuid(id, o.kind, host, o.listing));
+  if (!found) throw notOnHost(host, `${o.what} with UUID ${id}`, o.listing);
+  return found;
 }

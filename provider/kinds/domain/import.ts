@@ -14,7 +14,7 @@ import { hostLabel } from "../../resources/host-inputs";
 import { checkInputs } from "./inputs";
 import type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./inputs";
 import { observe } from "./observe";
-import { importedUuid, notOnHost, present, withoutDefaults } from "../../resources/import";
+import { importedObject, present, withoutDefaults } from "../../resources/import";
 import { domainDeclaration } from "./declaration";
 
 const LISTING = "virsh list --all --uuid --name";
@@ -66,9 +66,12 @@ function interfacesOf(interfaces: ReturnType<typeof parseDomainXml>["interfaces"
 
 export async function importDomain(lv: Libvirt, id: string, host: HostConfig): Promise<{ id: string; inputs: DomainInputs; outs: DomainOutputs }> {
   const label = hostLabel(host);
-  const uuid = importedUuid(id, "Domain", label, LISTING);
-  const dom = await unlessMissing(lv.lookupDomainByUuid(uuid), "NO_DOMAIN");
-  if (!dom) throw notOnHost(label, `domain with UUID ${id}`, LISTING);
+  const dom = await importedObject(lv, id, label, {
+    kind: "Domain",
+    what: "domain",
+    listing: LISTING,
+    lookup: (lv, uuid) => unlessMissing(lv.lookupDomainByUuid(uuid), "NO_DOMAIN"),
+  });
   const xml = await lv.domainXml(dom, DomainXmlFlags.INACTIVE);
   const d = parseDomainXml(xml);
   const root = parseXml(xml);

@@ -2,20 +2,18 @@
 // its inputs' check, its lifecycle and its stack record. Rules change in place: the filter is
 // defined again under its name and UUID, and libvirt applies the new rules to the running
 // NICs. Delete refuses while a VM uses it.
+import { checkNamedInputs, namedObjectCheck } from "../../resources/named-check";
 import { Libvirt, unlessMissing } from "../../libvirt/api";
-import type { HostConfig } from "../../ssh/host";
-import { checkNames, Claims, declaredDiff } from "../../resources/collisions";
-import { checkBoolean, checkName, Failures, reporter } from "../../resources/input-checks";
-import { checkHostHealth } from "../../resources/host-check";
-import { checkHostInput, hostLabel } from "../../resources/host-inputs";
+import { Claims, declaredDiff } from "../../resources/collisions";
+import { Failures, reporter } from "../../resources/input-checks";
+import { hostLabel } from "../../resources/host-inputs";
 import { isUnknown } from "../../resources/unknown";
 import { processContext, ResourceContext } from "../../resources/context";
 import { createHostObject, findRecorded, nameClaims } from "../../resources/host-object";
-import { importedUuid, notOnHost } from "../../resources/import";
+import { importedObject } from "../../resources/import";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "../../resources/lifecycle";
 import { parseCidr } from "../network/inputs";
 import { networkFilterDeclaration, NetworkFilterInputs, NetworkFilterOutputs } from "./declaration";
-import { withDefaults } from "../../resources/properties";
 import {
   FILTER_ACTIONS,
   FILTER_DIRECTIONS,
@@ -62,11 +60,8 @@ function checkRule(bad: (property: string, reason: string) => void, r: FilterRul
 }
 
 export function checkNetworkFilterInputs(failures: Failures, news: NetworkFilterInputs): NetworkFilterInputs {
-  const inputs: NetworkFilterInputs = { ...withDefaults(networkFilterDeclaration, news), name: news.name ?? news.resourceName ?? "" };
+  const inputs = checkNamedInputs(failures, networkFilterDeclaration, news);
   const bad = reporter(failures);
-  inputs.host = checkHostInput(failures, news.host) as HostConfig;
-  checkName(failures, "name", inputs.name);
-  checkBoolean(failures, "adopt", news.adopt);
   if (isUnknown(news.rules)) return inputs;
   if (!Array.isArray(news.rules))
     bad("rules", 'is required, a list of rules: [{ action: "accept", direction: "in", protocol: "tcp", ports: "22" }] (an empty list lets everything pass)');
@@ -94,13 +89,7 @@ const recordedFilter = (f: Pick<NetworkFilterInputs, "host" | "name">, uuid: str
 
 export function createNetworkFilterProvider(ctx: ResourceContext): ResourceProvider<NetworkFilterInputs, NetworkFilterOutputs> {
   return {
-    async check(olds, news) {
-      const failures: Failures = [];
-      const inputs = checkNetworkFilterInputs(failures, news);
-      await checkHostHealth(ctx, failures, inputs.host, undefined);
-      await checkNames(ctx.pool, failures, claimsOf, inputs, olds);
-      return { inputs, failures };
-    },
+    check: namedObjectCheck(ctx, checkNetworkFilterInputs, claimsOf),
 
     diff: declaredDiff(networkFilterDeclaration, claimsOf),
 
@@ -126,13 +115,15 @@ export function createNetworkFilterProvider(ctx: ResourceContext): ResourceProvi
 
     delete: (id, props) => deleteRecorded(ctx.pool, recordedFilter(props, id), (lv, ref) => removeNetworkFilter(lv, ref, hostLabel(props.host))),
 
-    async importObject(id, host) {
-      const label = hostLabel(host);
-      const listing = "virsh nwfilter-list";
-      const uuid = importedUuid(id, "NetworkFilter", label, listing);
-      return ctx.pool.run(host, async (lv) => {
-        const ref = await unlessMissing(lv.lookupNetworkFilterByUuid(uuid), "NO_NWFILTER");
-        if (!ref) throw notOnHost(label, `network filter with UUID ${id}`, listing);
+    importObject: (id, host) =>
+      ctx.pool.run(host, async (lv) => {
+        const label = hostLabel(host);
+        const ref = await importedObject(lv, id, label, {
+          kind: "NetworkFilter",
+          what: "network filter",
+          listing: "virsh nwfilter-list",
+          lookup: (lv, uuid) => unlessMissing(lv.lookupNetworkFilterByUuid(uuid), "NO_NWFILTER"),
+        });
         const d = parseNetworkFilterXml(await lv.networkFilterXml(ref));
         if (!d.rules) {
           throw new KvmError(
@@ -146,8 +137,7 @@ export function createNetworkFilterProvider(ctx: ResourceContext): ResourceProvi
         }
         const inputs: NetworkFilterInputs = { host, name: d.name, rules: d.rules };
         return { id: d.uuid, inputs, outs: await observe(lv, ref, inputs) };
-      });
-    },
+      }),
   };
 }
 

@@ -1,15 +1,13 @@
 // The Network resource's inputs: their shape, and `check`'s validation with errors that
 // name the property (addresses as gateway CIDRs, a DHCP range and reservations inside
 // the first IPv4 subnet, a host bridge for bridge mode).
+import { checkNamedInputs } from "../../resources/named-check";
 import { networkDeclaration, NetworkInputs } from "./declaration";
 
 export type { NetworkInputs, NetworkOutputs } from "./declaration";
-import { withDefaults } from "../../resources/properties";
 import * as net from "net";
-import { HostConfig } from "../../ssh/host";
 import { NetworkMode, NetworkSpec } from "../../xml/network";
-import { checkBoolean, checkName, Failures, IFACE_RE, MAC_RE, reporter } from "../../resources/input-checks";
-import { checkHostInput } from "../../resources/host-inputs";
+import { checkName, Failures, IFACE_RE, MAC_RE, reporter } from "../../resources/input-checks";
 import { isUnknown } from "../../resources/unknown";
 
 export const NETWORK_MODES: NetworkMode[] = ["nat", "isolated", "route", "bridge"];
@@ -46,12 +44,8 @@ export function specOf(n: NetworkInputs): NetworkSpec {
 }
 
 export function checkNetworkInputs(failures: Failures, news: NetworkInputs): NetworkInputs {
-  const inputs: NetworkInputs = { ...withDefaults(networkDeclaration, news), name: news.name ?? news.resourceName ?? "" };
+  const inputs = checkNamedInputs(failures, networkDeclaration, news);
   const bad = reporter(failures);
-  inputs.host = checkHostInput(failures, news.host) as HostConfig;
-  checkName(failures, "name", inputs.name);
-  checkBoolean(failures, "autostart", news.autostart);
-  checkBoolean(failures, "adopt", news.adopt);
   if (!isUnknown(news.mode) && !NETWORK_MODES.includes(news.mode))
     bad("mode", `must be one of ${NETWORK_MODES.map((m) => `"${m}"`).join(", ")}, got ${JSON.stringify(news.mode)}`);
   if (news.bridge !== undefined && !isUnknown(news.bridge) && (typeof news.bridge !== "string" || !IFACE_RE.test(news.bridge))) {

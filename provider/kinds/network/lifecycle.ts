@@ -2,14 +2,13 @@
 // bridge) defined, started and autostarted. DHCP reservations change in place through
 // libvirt's network update API, live and in the persistent definition; the rest replaces.
 // Delete refuses while a running domain uses the network.
-import { checkNames, Claims, declaredDiff } from "../../resources/collisions";
+import { namedObjectCheck } from "../../resources/named-check";
+import { Claims, declaredDiff } from "../../resources/collisions";
 import { isLibvirtError, Libvirt, NetworkRef, unlessMissing } from "../../libvirt/api";
 import { KvmError } from "../../kvm-error";
 import { dhcpHostXml, DhcpHost, networkXml, parseNetworkXml } from "../../xml/network";
 import { differences, refuseAdoption } from "../../resources/adopt";
-import { checkHostHealth, planObject } from "../../resources/host-check";
 import { deepEqual } from "../../resources/deep-equal";
-import { Failures } from "../../resources/input-checks";
 import { hostLabel } from "../../resources/host-inputs";
 import { processContext, ResourceContext } from "../../resources/context";
 import { checkNetworkInputs, NetworkInputs, NetworkOutputs, specOf } from "./inputs";
@@ -17,7 +16,7 @@ import { createHostObject, findRecorded, nameClaims } from "../../resources/host
 import { ResourceProvider } from "../../resources/types";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "../../resources/lifecycle";
 import { removeNetwork } from "./object";
-import { importedUuid, notOnHost, present } from "../../resources/import";
+import { importedObject, present } from "../../resources/import";
 import { dhcpRange, networkDeclaration } from "./declaration";
 
 export type { NetworkInputs, NetworkOutputs } from "./inputs";
@@ -83,14 +82,7 @@ async function enforce(lv: Libvirt, ref: NetworkRef, n: NetworkInputs): Promise<
 
 export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<NetworkInputs, NetworkOutputs> {
   return {
-    async check(olds, news) {
-      const failures: Failures = [];
-      const inputs = checkNetworkInputs(failures, news);
-      await checkHostHealth(ctx, failures, inputs.host, undefined);
-      await checkNames(ctx.pool, failures, claimsOf, inputs, olds);
-      if (!failures.length) planObject(inputs.host, "network", inputs.name);
-      return { inputs, failures };
-    },
+    check: namedObjectCheck(ctx, checkNetworkInputs, claimsOf, "network"),
 
     diff: declaredDiff(networkDeclaration, claimsOf),
 
@@ -135,13 +127,14 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
 
     delete: (id, props) => deleteRecorded(ctx.pool, recordedNetwork(props, id), (lv, ref) => removeNetwork(lv, ref, hostLabel(props.host))),
 
-    async importObject(id, host) {
-      const label = hostLabel(host);
-      const listing = "virsh net-list --all --uuid";
-      const uuid = importedUuid(id, "Network", label, listing);
-      return ctx.pool.run(host, async (lv) => {
-        const ref = await unlessMissing(lv.lookupNetworkByUuid(uuid), "NO_NETWORK");
-        if (!ref) throw notOnHost(label, `network with UUID ${id}`, listing);
+    importObject: (id, host) =>
+      ctx.pool.run(host, async (lv) => {
+        const ref = await importedObject(lv, id, hostLabel(host), {
+          kind: "Network",
+          what: "network",
+          listing: "virsh net-list --all --uuid",
+          lookup: (lv, uuid) => unlessMissing(lv.lookupNetworkByUuid(uuid), "NO_NETWORK"),
+        });
         const d = parseNetworkXml(await lv.networkXml(ref));
         const inputs = present<NetworkInputs>({
           host,
@@ -156,8 +149,7 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
         });
         const outs = await observe(lv, ref, inputs);
         return { id: outs.uuid, inputs, outs };
-      });
-    },
+      }),
   };
 }
 

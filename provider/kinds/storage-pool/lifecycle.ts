@@ -2,15 +2,14 @@
 // started and autostarted, so a bare host can be set up from Pulumi. Delete refuses while
 // volumes remain; otherwise it stops the pool, removes its directory if empty and
 // undefines it.
-import { checkNames, Claims, declaredDiff } from "../../resources/collisions";
+import { checkNamedInputs, namedObjectCheck } from "../../resources/named-check";
+import { Claims, declaredDiff } from "../../resources/collisions";
 import * as path from "path";
 import { Libvirt, POOL_STATES, PoolRef, PoolState, unlessMissing } from "../../libvirt/api";
-import { HostConfig } from "../../ssh/host";
 import { parsePoolXml, poolXml, PoolType } from "../../xml/pool";
 import { differences, refuseAdoption } from "../../resources/adopt";
-import { checkBoolean, checkName, Failures } from "../../resources/input-checks";
-import { checkHostHealth, planObject } from "../../resources/host-check";
-import { checkHostInput, hostLabel } from "../../resources/host-inputs";
+import { Failures } from "../../resources/input-checks";
+import { hostLabel } from "../../resources/host-inputs";
 import { isUnknown } from "../../resources/unknown";
 import { processContext, ResourceContext } from "../../resources/context";
 import { findPool } from "../../resources/storage";
@@ -18,9 +17,8 @@ import { createHostObject, findRecorded, nameClaims } from "../../resources/host
 import { ResourceProvider } from "../../resources/types";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "../../resources/lifecycle";
 import { removePool } from "./object";
-import { importedUuid, notOnHost } from "../../resources/import";
+import { importedObject } from "../../resources/import";
 import { KvmError } from "../../errors";
-import { withDefaults } from "../../resources/properties";
 import { storagePoolDeclaration, StoragePoolInputs, StoragePoolOutputs } from "./declaration";
 
 export type { StoragePoolInputs, StoragePoolOutputs } from "./declaration";
@@ -50,34 +48,28 @@ async function enforce(lv: Libvirt, pool: PoolRef, autostart: boolean): Promise<
   if ((await lv.poolAutostart(pool)) !== autostart) await lv.setPoolAutostart(pool, autostart);
 }
 
+/** A pool's inputs: a directory of its own on the host. */
+export function checkStoragePoolInputs(failures: Failures, news: StoragePoolInputs): StoragePoolInputs {
+  const inputs = checkNamedInputs(failures, storagePoolDeclaration, news);
+  if (!isUnknown(inputs.type) && inputs.type !== "dir")
+    failures.push({ property: "type", reason: `type must be "dir" (a directory on the host), got ${JSON.stringify(inputs.type)}` });
+  const p = news.path;
+  if (p === undefined || p === null || p === "")
+    failures.push({ property: "path", reason: "path is required: the pool's directory on the host, e.g. /var/lib/libvirt/images/fast" });
+  else if (!isUnknown(p)) {
+    if (typeof p !== "string" || !p.startsWith("/"))
+      failures.push({ property: "path", reason: `path must be an absolute directory on the host, got ${JSON.stringify(p)}` });
+    else if (p.split("/").includes("..") || /[\s'"<>&]/.test(p))
+      failures.push({ property: "path", reason: `path ${JSON.stringify(p)} must not contain "..", spaces or quotes` });
+    else if (p === "/") failures.push({ property: "path", reason: "path / is the host's root: give a directory of its own" });
+    else inputs.path = path.posix.normalize(p).replace(/\/$/, "");
+  }
+  return inputs;
+}
+
 export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvider<StoragePoolInputs, StoragePoolOutputs> {
   return {
-    async check(olds, news) {
-      const failures: Failures = [];
-      const inputs: StoragePoolInputs = { ...withDefaults(storagePoolDeclaration, news), name: news.name ?? news.resourceName ?? "" };
-      inputs.host = checkHostInput(failures, news.host) as HostConfig;
-      checkName(failures, "name", inputs.name);
-      if (!isUnknown(inputs.type) && inputs.type !== "dir")
-        failures.push({ property: "type", reason: `type must be "dir" (a directory on the host), got ${JSON.stringify(inputs.type)}` });
-      const p = news.path;
-      if (p === undefined || p === null || p === "")
-        failures.push({ property: "path", reason: "path is required: the pool's directory on the host, e.g. /var/lib/libvirt/images/fast" });
-      else if (!isUnknown(p)) {
-        if (typeof p !== "string" || !p.startsWith("/"))
-          failures.push({ property: "path", reason: `path must be an absolute directory on the host, got ${JSON.stringify(p)}` });
-        else if (p.split("/").includes("..") || /[\s'"<>&]/.test(p))
-          failures.push({ property: "path", reason: `path ${JSON.stringify(p)} must not contain "..", spaces or quotes` });
-        else if (p === "/") failures.push({ property: "path", reason: "path / is the host's root: give a directory of its own" });
-        else inputs.path = path.posix.normalize(p).replace(/\/$/, "");
-      }
-      checkBoolean(failures, "autostart", news.autostart);
-      checkBoolean(failures, "adopt", news.adopt);
-      // only reachability: the pool itself is what this resource makes
-      await checkHostHealth(ctx, failures, inputs.host, undefined);
-      await checkNames(ctx.pool, failures, claimsOf, inputs, olds);
-      if (!failures.length) planObject(inputs.host, "pool", inputs.name);
-      return { inputs, failures };
-    },
+    check: namedObjectCheck(ctx, checkStoragePoolInputs, claimsOf, "pool"),
 
     diff: declaredDiff(storagePoolDeclaration, claimsOf),
 
@@ -110,13 +102,15 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
 
     delete: (id, props) => deleteRecorded(ctx.pool, recordedPool(props, id), (lv, pool) => removePool(lv, pool, hostLabel(props.host))),
 
-    async importObject(id, host) {
-      const label = hostLabel(host);
-      const listing = "virsh pool-list --all --uuid";
-      const uuid = importedUuid(id, "StoragePool", label, listing);
-      return ctx.pool.run(host, async (lv) => {
-        const pool = await unlessMissing(lv.lookupPoolByUuid(uuid), "NO_STORAGE_POOL");
-        if (!pool) throw notOnHost(label, `storage pool with UUID ${id}`, listing);
+    importObject: (id, host) =>
+      ctx.pool.run(host, async (lv) => {
+        const label = hostLabel(host);
+        const pool = await importedObject(lv, id, label, {
+          kind: "StoragePool",
+          what: "storage pool",
+          listing: "virsh pool-list --all --uuid",
+          lookup: (lv, uuid) => unlessMissing(lv.lookupPoolByUuid(uuid), "NO_STORAGE_POOL"),
+        });
         const d = parsePoolXml(await lv.poolXml(pool));
         if (d.type !== "dir") {
           throw new KvmError("permanent", `storage pool ${d.name} is a "${d.type}" pool; pulumi-kvm manages directory pools only`, {
@@ -127,8 +121,7 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
         const inputs: StoragePoolInputs = { host, name: d.name, type: "dir", path: d.path, autostart: await lv.poolAutostart(pool) };
         const outs = await observe(lv, pool, inputs);
         return { id: outs.uuid, inputs, outs };
-      });
-    },
+      }),
   };
 }
 
