@@ -7,6 +7,9 @@ import { KvmError } from "../errors";
 import { uuidBytes } from "../uuid";
 import { deepEqual } from "./deep-equal";
 import type { Libvirt } from "../libvirt/api";
+import type { HostAccess } from "../pool/host-pool";
+import type { HostConfig } from "../ssh/host";
+import { hostLabel } from "./host-inputs";
 
 const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
@@ -54,4 +57,17 @@ export async function importedObject<R>(lv: Libvirt, id: string, host: string, o
   const found = await o.lookup(lv, importedUuid(id, o.kind, host, o.listing));
   if (!found) throw notOnHost(host, `${o.what} with UUID ${id}`, o.listing);
   return found;
+}
+
+/** A kind's `importObject`: on the host's connection, the object its ID names (importedObject), then what the kind reads of it. */
+export function importByUuid<R, T>(
+  pool: HostAccess,
+  where: ImportLookup<R>,
+  take: (lv: Libvirt, found: R, host: HostConfig, label: string) => Promise<T>,
+): (id: string, host: HostConfig) => Promise<T> {
+  return (id, host) =>
+    pool.run(host, async (lv) => {
+      const label = hostLabel(host);
+      return take(lv, await importedObject(lv, id, label, where), host, label);
+    });
 }

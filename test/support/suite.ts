@@ -17,7 +17,6 @@ const ALONE = [
   "reliability/chaos.test.js", // restarts libvirtd, kills sshd
   "reliability/daemon-faults.test.js", // the same, one fault at a time
   "integration/pool.test.js", // counts the logins the lab's sshd sees
-  "integration/pools-networks.test.js", // reads the host's ARP table, which other files' VMs change
 ];
 
 /** The slowest files, slowest first (each alone, 2026-12-07: 432, 355, 208, 140, 132, 110, 86 s), so that the parallel phase ends together. */

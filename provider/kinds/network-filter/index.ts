@@ -10,7 +10,7 @@ import { hostLabel } from "../../resources/host-inputs";
 import { isUnknown } from "../../resources/unknown";
 import { processContext, ResourceContext } from "../../resources/context";
 import { createHostObject, findRecorded, nameClaims } from "../../resources/host-object";
-import { importedObject } from "../../resources/import";
+import { importByUuid } from "../../resources/import";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "../../resources/lifecycle";
 import { parseCidr } from "../network/inputs";
 import { networkFilterDeclaration, NetworkFilterInputs, NetworkFilterOutputs } from "./declaration";
@@ -115,15 +115,15 @@ export function createNetworkFilterProvider(ctx: ResourceContext): ResourceProvi
 
     delete: (id, props) => deleteRecorded(ctx.pool, recordedFilter(props, id), (lv, ref) => removeNetworkFilter(lv, ref, hostLabel(props.host))),
 
-    importObject: (id, host) =>
-      ctx.pool.run(host, async (lv) => {
-        const label = hostLabel(host);
-        const ref = await importedObject(lv, id, label, {
-          kind: "NetworkFilter",
-          what: "network filter",
-          listing: "virsh nwfilter-list",
-          lookup: (lv, uuid) => unlessMissing(lv.lookupNetworkFilterByUuid(uuid), "NO_NWFILTER"),
-        });
+    importObject: importByUuid(
+      ctx.pool,
+      {
+        kind: "NetworkFilter",
+        what: "network filter",
+        listing: "virsh nwfilter-list",
+        lookup: (lv, uuid) => unlessMissing(lv.lookupNetworkFilterByUuid(uuid), "NO_NWFILTER"),
+      },
+      async (lv, ref, host, label) => {
         const d = parseNetworkFilterXml(await lv.networkFilterXml(ref));
         if (!d.rules) {
           throw new KvmError(
@@ -137,7 +137,8 @@ export function createNetworkFilterProvider(ctx: ResourceContext): ResourceProvi
         }
         const inputs: NetworkFilterInputs = { host, name: d.name, rules: d.rules };
         return { id: d.uuid, inputs, outs: await observe(lv, ref, inputs) };
-      }),
+      },
+    ),
   };
 }
 

@@ -16,7 +16,7 @@ import { createHostObject, findRecorded, nameClaims } from "../../resources/host
 import { ResourceProvider } from "../../resources/types";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "../../resources/lifecycle";
 import { removeNetwork } from "./object";
-import { importedObject, present } from "../../resources/import";
+import { importByUuid, present } from "../../resources/import";
 import { dhcpRange, networkDeclaration } from "./declaration";
 
 export type { NetworkInputs, NetworkOutputs } from "./inputs";
@@ -127,14 +127,15 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
 
     delete: (id, props) => deleteRecorded(ctx.pool, recordedNetwork(props, id), (lv, ref) => removeNetwork(lv, ref, hostLabel(props.host))),
 
-    importObject: (id, host) =>
-      ctx.pool.run(host, async (lv) => {
-        const ref = await importedObject(lv, id, hostLabel(host), {
-          kind: "Network",
-          what: "network",
-          listing: "virsh net-list --all --uuid",
-          lookup: (lv, uuid) => unlessMissing(lv.lookupNetworkByUuid(uuid), "NO_NETWORK"),
-        });
+    importObject: importByUuid(
+      ctx.pool,
+      {
+        kind: "Network",
+        what: "network",
+        listing: "virsh net-list --all --uuid",
+        lookup: (lv, uuid) => unlessMissing(lv.lookupNetworkByUuid(uuid), "NO_NETWORK"),
+      },
+      async (lv, ref, host) => {
         const d = parseNetworkXml(await lv.networkXml(ref));
         const inputs = present<NetworkInputs>({
           host,
@@ -149,7 +150,8 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
         });
         const outs = await observe(lv, ref, inputs);
         return { id: outs.uuid, inputs, outs };
-      }),
+      },
+    ),
   };
 }
 

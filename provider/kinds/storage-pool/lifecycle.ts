@@ -17,7 +17,7 @@ import { createHostObject, findRecorded, nameClaims } from "../../resources/host
 import { ResourceProvider } from "../../resources/types";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "../../resources/lifecycle";
 import { removePool } from "./object";
-import { importedObject } from "../../resources/import";
+import { importByUuid } from "../../resources/import";
 import { KvmError } from "../../errors";
 import { storagePoolDeclaration, StoragePoolInputs, StoragePoolOutputs } from "./declaration";
 
@@ -102,15 +102,15 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
 
     delete: (id, props) => deleteRecorded(ctx.pool, recordedPool(props, id), (lv, pool) => removePool(lv, pool, hostLabel(props.host))),
 
-    importObject: (id, host) =>
-      ctx.pool.run(host, async (lv) => {
-        const label = hostLabel(host);
-        const pool = await importedObject(lv, id, label, {
-          kind: "StoragePool",
-          what: "storage pool",
-          listing: "virsh pool-list --all --uuid",
-          lookup: (lv, uuid) => unlessMissing(lv.lookupPoolByUuid(uuid), "NO_STORAGE_POOL"),
-        });
+    importObject: importByUuid(
+      ctx.pool,
+      {
+        kind: "StoragePool",
+        what: "storage pool",
+        listing: "virsh pool-list --all --uuid",
+        lookup: (lv, uuid) => unlessMissing(lv.lookupPoolByUuid(uuid), "NO_STORAGE_POOL"),
+      },
+      async (lv, pool, host, label) => {
         const d = parsePoolXml(await lv.poolXml(pool));
         if (d.type !== "dir") {
           throw new KvmError("permanent", `storage pool ${d.name} is a "${d.type}" pool; pulumi-kvm manages directory pools only`, {
@@ -121,7 +121,8 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
         const inputs: StoragePoolInputs = { host, name: d.name, type: "dir", path: d.path, autostart: await lv.poolAutostart(pool) };
         const outs = await observe(lv, pool, inputs);
         return { id: outs.uuid, inputs, outs };
-      }),
+      },
+    ),
   };
 }
 
