@@ -53,6 +53,9 @@ export function qcow2ExternalFiles(head: Buffer): { backing?: string; dataFile: 
 /** Whether `head` starts as a qcow2 image does. */
 export const isQcow2 = (head: Buffer): boolean => head.length >= 104 && head.subarray(0, 4).equals(Buffer.from([0x51, 0x46, 0x49, 0xfb]));
 
+/** The size a qcow2 header gives its disk; undefined when the bytes are not a qcow2 header. */
+export const qcow2VirtualSize = (head: Buffer): number | undefined => (isQcow2(head) ? Number(head.readBigUInt64BE(24)) : undefined);
+
 /** Refuses a qcow2 header that points outside the image itself. */
 function refuseExternalFiles(head: Buffer): void {
   const { backing, dataFile } = qcow2ExternalFiles(head);

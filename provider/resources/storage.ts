@@ -26,6 +26,33 @@ export async function describeVolume(lv: Libvirt, vol: VolumeRef): Promise<Volum
   return { ...parseVolumeXml(xml), path };
 }
 
+/** How long a create waits for libvirt to re-read the volume it uploaded, and how often it looks. */
+const REREAD_BOUND_MS = 20_000;
+const REREAD_POLL_MS = 100;
+
+/**
+ * The volume as libvirt describes it once it holds what `expect` says, its format and size.
+ * libvirt re-reads a volume after each upload in a thread of its own
+ * (virStorageVolPoolRefreshThread), and until then describes what it read before: an Image
+ * just made could read as a raw volume of its file's size (its head mark stood there), and
+ * an overlay or copy made on it would take that (seen on the lab: a 10 MiB overlay of a 64
+ * MiB image, whose guest could not boot). libvirt skips that re-read while a volume is being
+ * built in the pool: after the bound, as it describes it.
+ */
+export async function describeReread(
+  lv: Libvirt,
+  vol: VolumeRef,
+  expect: { format: string; capacityBytes: number },
+  boundMs = REREAD_BOUND_MS,
+): Promise<VolumeDescription & { path: string }> {
+  const until = Date.now() + boundMs;
+  for (;;) {
+    const d = await describeVolume(lv, vol);
+    if ((d.format === expect.format && d.capacityBytes === expect.capacityBytes) || Date.now() >= until) return d;
+    await new Promise((r) => setTimeout(r, REREAD_POLL_MS));
+  }
+}
+
 /** Names of the pool's volumes whose backing file is `path`. */
 export async function volumesBackedBy(lv: Libvirt, pool: PoolRef, path: string): Promise<string[]> {
   const vols = await lv.listVolumes(pool);

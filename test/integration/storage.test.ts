@@ -6,6 +6,7 @@ import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import { create as xml } from "xmlbuilder2";
 import { hostPool } from "../../provider/pool/host-pool";
+import { describeVolume } from "../../provider/resources/storage";
 import { imageProvider, ImageInputs, ImageOutputs } from "../../provider/kinds/image/lifecycle";
 import { volumeProvider, VolumeInputs, VolumeOutputs } from "../../provider/kinds/volume/lifecycle";
 import { providerShim } from "../../sdk/shim";
@@ -132,6 +133,28 @@ describe("Image and Volume", function () {
       server.ranges = true;
     }
     assert.deepStrictEqual(mine(volumeNames(lab)), before);
+  });
+
+  it("describes new Images as their headers say at once, and overlays made on them at once take their size (libvirt re-reads each uploaded volume in a thread of its own)", async () => {
+    // six Images made at once, as a program with several does: each upload's end makes libvirt
+    // re-read the whole pool, while the others' head marks still stand
+    const lab = labEnv();
+    const images = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => image(`${tag}-reread${i}.qcow2`, { path: lab.image })));
+    for (const [i, img] of images.entries()) {
+      const seen = await hostPool.run(labHost(lab), async (lv) => describeVolume(lv, await lv.lookupVolume(await lv.lookupPool(lab.pool), img.name)));
+      assert.deepStrictEqual([seen.format, seen.capacityBytes], ["qcow2", 64 * MiB], `image ${i}: libvirt's description after its create`);
+      const inputs = await checked(volumeProvider, {
+        host: labHost(lab),
+        name: `${tag}-reread${i}-disk.qcow2`,
+        baseImage: img.name,
+        sourceFormat: img.format,
+      } as VolumeInputs);
+      const { outs } = await volumeProvider.create(inputs);
+      assert.strictEqual(outs.capacityBytes, 64 * MiB, `image ${i}: the overlay's size is the image's`);
+      await volumeProvider.delete(outs.key, outs);
+    }
+    for (const img of images) await imageProvider.delete(img.key, img);
+    made.splice(made.length - images.length, images.length);
   });
 
   it("creates an overlay over an image, grows it in place and reports a shrink as a replacement", async () => {

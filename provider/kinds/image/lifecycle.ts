@@ -18,6 +18,7 @@ import { progressReporter } from "../../resources/progress";
 import {
   checkStorageInputs,
   deleteVolume,
+  describeReread,
   describeVolume,
   domainsUsing,
   poolForNewVolume,
@@ -208,8 +209,8 @@ export function createImageProvider(ctx: ResourceContext): ResourceProvider<Imag
                 }
                 await writeVolumeBytes(lv, vol, 0, held.head());
                 // no pool refresh: libvirt refuses it while another upload runs in the pool
-                // ("pool has asynchronous jobs running"); the volume's own XML has what we need
-                const d = await describeVolume(lv, vol);
+                // ("pool has asynchronous jobs running"); libvirt's own re-read is waited for
+                const d = await describeReread(lv, vol, { format: header.format, capacityBytes });
                 if (d.mtime) await making.reidentify(inputs.name, `mtime:${d.mtime}`);
                 // a file's digest is its identity in later diffs (check computes it then)
                 const source = inputs.source.path ? { ...inputs.source, sha256 } : inputs.source;

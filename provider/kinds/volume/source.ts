@@ -4,7 +4,8 @@ import { KvmError } from "../../errors";
 import { callTimeoutMs } from "../../ssh/host";
 import { parseVolumeXml, VolumeFormat } from "../../xml/volume";
 import { describeVolume, findVolume, notAsRecorded } from "../../resources/storage";
-import { passedAsRecorded } from "./identity";
+import { headOf, passedAsRecorded } from "./identity";
+import { qcow2VirtualSize } from "../../image/header";
 import { progressReporter } from "../../resources/progress";
 import { sizeOf } from "./growth";
 import { Libvirt, PoolRef, VolumeRef } from "../../libvirt/api";
@@ -40,7 +41,9 @@ export async function sourceOf(lv: Libvirt, pool: PoolRef, inputs: VolumeInputs,
     });
   if (!(await passedAsRecorded(lv, ref, inputs.sourceIdentity)))
     throw notAsRecorded(host, property, `${property} "${name}"`, property === "baseImage" ? "Image" : "Volume");
-  const [d, info] = await Promise.all([describeVolume(lv, ref), lv.volumeInfo(ref)]);
+  // a qcow2 source's size as its header gives it now: libvirt re-reads a volume after an upload in
+  // a thread of its own, and until then may describe what it read before (describeReread)
+  const [d, info, head] = await Promise.all([describeVolume(lv, ref), lv.volumeInfo(ref), format === "qcow2" ? headOf(lv, ref, 512) : undefined]);
   if (property === "cloneOf" && (d.format !== format || (format === "raw" && d.backingPath))) {
     throw new KvmError(
       "permanent",
@@ -57,7 +60,7 @@ export async function sourceOf(lv: Libvirt, pool: PoolRef, inputs: VolumeInputs,
     what: property === "baseImage" ? "image" : "source volume",
     path: d.path,
     format,
-    capacityBytes: sizeOf(d, format, host),
+    capacityBytes: (head && qcow2VirtualSize(head)) ?? sizeOf(d, format, host),
     allocationBytes: Number(info.allocation),
   };
 }
