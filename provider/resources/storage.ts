@@ -1,10 +1,11 @@
 // Storage helpers shared by Image and Volume: finding volumes, who uses them, and
 // their description as resource outputs.
-import { Declaration, withDefaults } from "./properties";
+import { checkNamedInputs } from "./named-check";
+import { Declaration } from "./properties";
 import { KvmError } from "../errors";
 import { HostConfig } from "../ssh/host";
-import { checkBoolean, checkName, Failures } from "./input-checks";
-import { checkHostInput, hostLabel } from "./host-inputs";
+import { checkName, Failures } from "./input-checks";
+import { hostLabel } from "./host-inputs";
 import { alreadyExists } from "./adopt";
 import { Claims } from "./collisions";
 import { HostAccess } from "./context";
@@ -181,11 +182,8 @@ export function checkStorageInputs<I extends { host: HostConfig; pool: string; n
   news: I,
   declaration: Declaration<I, O>,
 ): I {
-  const inputs: I = { ...withDefaults(declaration, news), name: news.name ?? news.resourceName ?? "" };
-  inputs.host = checkHostInput(failures, news.host) as HostConfig;
-  checkName(failures, "name", inputs.name);
+  const inputs = checkNamedInputs(failures, declaration, news);
   checkName(failures, "pool", inputs.pool);
-  checkBoolean(failures, "adopt", news.adopt);
   return inputs;
 }
 

@@ -35,7 +35,7 @@ describe("secureBoot and tpm in check", () => {
     );
     assert.match(checked({ tpm: { version: "1.2", model: "tpm-crb" } }).reasons.join(), /^tpm\.model: tpm-crb is a TPM 2\.0 interface: use "tpm-tis"/);
     assert.match(checked({ tpm: { version: "3" as never } }).reasons.join(), /^tpm\.version: must be "2\.0" or "1\.2", got "3"/);
-    assert.match(checked({ secureBoot: "yes" as never }).reasons.join(), /^secureBoot: must be true or false/);
+    assert.match(checked({ secureBoot: "yes" as never }).reasons.join(), /^secureBoot must be true or false, got "yes"/);
   });
 
   it("writes them into the domain XML and reads them back", () => {

@@ -1,17 +1,15 @@
 // A Domain's inputs: their types, the defaults `check` fills in, and the validation
 // of every property with a message that names it.
+import { checkNamedInputs } from "../../resources/named-check";
 import { domainDeclaration } from "./declaration";
 import { DIRECT_MODES, DomainInputs } from "./types";
 import type { DiskInput } from "./types";
 
 export type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput, SeedRecord } from "./types";
 export { DIRECT_MODES } from "./types";
-import { withDefaults } from "../../resources/properties";
-import { HostConfig } from "../../ssh/host";
 import { parseDuration, parseSize } from "../../units";
 import { DISK_CACHES, DISK_DISCARDS, isQ35 } from "../../xml/domain";
-import { checkBoolean, checkName, Failures, IFACE_RE, MAC_RE, reporter } from "../../resources/input-checks";
-import { checkHostInput } from "../../resources/host-inputs";
+import { checkName, Failures, IFACE_RE, MAC_RE, reporter } from "../../resources/input-checks";
 import { isUnknown } from "../../resources/unknown";
 import { WaitForIp } from "./ip";
 
@@ -33,10 +31,8 @@ export function shutdownMs(d: DomainInputs): number {
 }
 
 export function checkInputs(news: DomainInputs, failures: Failures): DomainInputs {
-  const d: DomainInputs = { ...withDefaults(domainDeclaration, news), name: news.name ?? news.resourceName ?? "" };
+  const d = checkNamedInputs(failures, domainDeclaration, news);
   const bad = reporter(failures);
-  d.host = checkHostInput(failures, news.host) as HostConfig;
-  checkName(failures, "name", d.name);
   if (!isUnknown(d.type) && !["kvm", "qemu"].includes(d.type!)) bad("type", `must be "kvm" or "qemu" (software emulation), got ${JSON.stringify(d.type)}`);
   if (!isUnknown(d.vcpu) && (!Number.isInteger(d.vcpu) || d.vcpu! < 1 || d.vcpu! > 512))
     bad("vcpu", `must be a whole number 1-512, got ${JSON.stringify(d.vcpu)}`);
@@ -54,7 +50,6 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
     bad("restartPolicy", `must be "allowed" or "never", got ${JSON.stringify(news.restartPolicy)}`);
   if (!isUnknown(d.firmware) && !["bios", "uefi"].includes(d.firmware!)) bad("firmware", `must be "bios" or "uefi", got ${JSON.stringify(d.firmware)}`);
   if (!isUnknown(d.graphics) && !["none", "vnc", "spice"].includes(d.graphics!)) bad("graphics", `must be "none", "vnc" or "spice"`);
-  checkBoolean(failures, "adopt", news.adopt);
   checkFirmwareOptions(news, d, bad);
   d.disks = checkDisks(news.disks, failures);
   d.networkInterfaces = checkInterfaces(d.networkInterfaces, failures);
@@ -81,7 +76,6 @@ export function checkInputs(news: DomainInputs, failures: Failures): DomainInput
 
 /** secureBoot (UEFI on q35, the machine filled in when left out) and the TPM with its defaults. */
 function checkFirmwareOptions(news: DomainInputs, d: DomainInputs, bad: (property: string, reason: string) => void): void {
-  if (news.secureBoot !== undefined && !isUnknown(news.secureBoot) && typeof news.secureBoot !== "boolean") bad("secureBoot", "must be true or false");
   if (news.secureBoot === true) {
     if (!isUnknown(d.firmware) && d.firmware !== "uefi")
       bad("secureBoot", `needs firmware: "uefi" (Secure Boot is a UEFI feature), got firmware ${JSON.stringify(d.firmware ?? "bios")}`);
