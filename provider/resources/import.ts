@@ -7,6 +7,7 @@ import { KvmError } from "../errors";
 import { uuidBytes } from "../uuid";
 import { deepEqual } from "./deep-equal";
 import type { Libvirt } from "../libvirt/api";
+import type { ImportLookup } from "./object-kind";
 import type { HostAccess } from "../pool/host-pool";
 import type { HostConfig } from "../ssh/host";
 import { hostLabel } from "./host-inputs";
@@ -42,14 +43,6 @@ export function withoutDefaults<T extends object>(properties: Record<string, { d
   return Object.fromEntries(
     Object.entries(inputs).filter(([k, v]) => v !== undefined && !(properties[k]?.default !== undefined && deepEqual(properties[k].default, v))),
   ) as T;
-}
-
-/** Where an import finds its object: the kind (as its ID's error names it), what it is, how the user lists them, and its lookup by UUID (undefined when none). */
-export interface ImportLookup<R> {
-  kind: string;
-  what: string;
-  listing: string;
-  lookup: (lv: Libvirt, uuid: Buffer) => Promise<R | undefined>;
 }
 
 /** The object an import's ID names on the host: the ID proven a UUID, the object found by it, else an error that says how to list them. */

@@ -26,6 +26,14 @@ export interface NamedObject {
   define: string;
 }
 
+/** How `pulumi import` finds an object by its UUID: the kind (as its ID's error names it), what it is, how the user lists them, and the lookup (undefined when none). */
+export interface ImportLookup<R> {
+  kind: string;
+  what: string;
+  listing: string;
+  lookup: (lv: Libvirt, uuid: Buffer) => Promise<R | undefined>;
+}
+
 /** An object as the journal recorded it before it was made. */
 export interface MadeObject {
   name: string;

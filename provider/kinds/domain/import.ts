@@ -16,8 +16,7 @@ import type { DiskInput, DomainInputs, DomainOutputs, InterfaceInput } from "./i
 import { observe } from "./observe";
 import { importedObject, present, withoutDefaults } from "../../resources/import";
 import { domainDeclaration } from "./declaration";
-
-const LISTING = "virsh list --all --uuid --name";
+import { domainImport } from "./object";
 
 /** The definition's disks as inputs: each a volume of a pool, by name, with the format the definition declares. */
 async function disksOf(lv: Libvirt, disks: ReturnType<typeof parseDomainXml>["disks"], host: string, what: string): Promise<DiskInput[]> {
@@ -66,12 +65,7 @@ function interfacesOf(interfaces: ReturnType<typeof parseDomainXml>["interfaces"
 
 export async function importDomain(lv: Libvirt, id: string, host: HostConfig): Promise<{ id: string; inputs: DomainInputs; outs: DomainOutputs }> {
   const label = hostLabel(host);
-  const dom = await importedObject(lv, id, label, {
-    kind: "Domain",
-    what: "domain",
-    listing: LISTING,
-    lookup: (lv, uuid) => unlessMissing(lv.lookupDomainByUuid(uuid), "NO_DOMAIN"),
-  });
+  const dom = await importedObject(lv, id, label, domainImport);
   const xml = await lv.domainXml(dom, DomainXmlFlags.INACTIVE);
   const d = parseDomainXml(xml);
   const root = parseXml(xml);

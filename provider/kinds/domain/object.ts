@@ -1,7 +1,7 @@
 // A domain on its host: gone, removed by hand, found and proven by its UUID and
 // pulumi-kvm's marker, removed with all it has.
-import { DomainRef, DomainXmlFlags, isLibvirtError, Libvirt, UndefineFlags } from "../../libvirt/api";
-import type { JournalledObject } from "../../resources/object-kind";
+import { DomainRef, DomainXmlFlags, isLibvirtError, Libvirt, UndefineFlags, unlessMissing } from "../../libvirt/api";
+import type { ImportLookup, JournalledObject } from "../../resources/object-kind";
 import { OWNER_NS, parseDomainXml } from "../../xml/domain";
 import { stopGracefully } from "./power";
 import { removeTpmLog } from "./tpm-log";
@@ -40,6 +40,14 @@ export async function removeDomain(lv: Libvirt, dom: DomainRef, shutdownMs: numb
   });
   if (tpm) await removeTpmLog(lv, dom.name, host);
 }
+
+/** How `pulumi import` finds one by its UUID. */
+export const domainImport: ImportLookup<DomainRef> = {
+  kind: "Domain",
+  what: "domain",
+  listing: "virsh list --all --uuid --name",
+  lookup: (lv, uuid) => unlessMissing(lv.lookupDomainByUuid(uuid), "NO_DOMAIN"),
+};
 
 export const domainObject: JournalledObject<DomainRef> = {
   gone: ["NO_DOMAIN"],

@@ -22,6 +22,7 @@ import {
   networkFilterXml,
   NetworkFilterRef,
   parseNetworkFilterXml,
+  networkFilterImport,
   removeNetworkFilter,
 } from "./object";
 import { ResourceProvider } from "../../resources/types";
@@ -115,30 +116,21 @@ export function createNetworkFilterProvider(ctx: ResourceContext): ResourceProvi
 
     delete: (id, props) => deleteRecorded(ctx.pool, recordedFilter(props, id), (lv, ref) => removeNetworkFilter(lv, ref, hostLabel(props.host))),
 
-    importObject: importByUuid(
-      ctx.pool,
-      {
-        kind: "NetworkFilter",
-        what: "network filter",
-        listing: "virsh nwfilter-list",
-        lookup: (lv, uuid) => unlessMissing(lv.lookupNetworkFilterByUuid(uuid), "NO_NWFILTER"),
-      },
-      async (lv, ref, host, label) => {
-        const d = parseNetworkFilterXml(await lv.networkFilterXml(ref));
-        if (!d.rules) {
-          throw new KvmError(
-            "permanent",
-            `cannot import network filter ${d.name}: it has rules a NetworkFilter cannot state (other matches, or other filters it includes)`,
-            {
-              host: label,
-              fix: "Leave it out, or define it again with rules of one protocol each (tcp, udp, icmp, all) matching ports and an address",
-            },
-          );
-        }
-        const inputs: NetworkFilterInputs = { host, name: d.name, rules: d.rules };
-        return { id: d.uuid, inputs, outs: await observe(lv, ref, inputs) };
-      },
-    ),
+    importObject: importByUuid(ctx.pool, networkFilterImport, async (lv, ref, host, label) => {
+      const d = parseNetworkFilterXml(await lv.networkFilterXml(ref));
+      if (!d.rules) {
+        throw new KvmError(
+          "permanent",
+          `cannot import network filter ${d.name}: it has rules a NetworkFilter cannot state (other matches, or other filters it includes)`,
+          {
+            host: label,
+            fix: "Leave it out, or define it again with rules of one protocol each (tcp, udp, icmp, all) matching ports and an address",
+          },
+        );
+      }
+      const inputs: NetworkFilterInputs = { host, name: d.name, rules: d.rules };
+      return { id: d.uuid, inputs, outs: await observe(lv, ref, inputs) };
+    }),
   };
 }
 

@@ -6,7 +6,7 @@ import { create } from "xmlbuilder2";
 import { children, El, parseXml } from "../../xml/dom";
 import { KvmError } from "../../kvm-error";
 import { isLibvirtError, Libvirt, unlessMissing } from "../../libvirt/api";
-import { byUuid, JournalledObject } from "../../resources/object-kind";
+import { byUuid, ImportLookup, JournalledObject } from "../../resources/object-kind";
 
 export const FILTER_ACTIONS = ["accept", "drop", "reject"] as const;
 export const FILTER_DIRECTIONS = ["in", "out", "inout"] as const;
@@ -148,6 +148,14 @@ export async function removeNetworkFilter(lv: Libvirt, filter: NetworkFilterRef,
     });
   }
 }
+
+/** How `pulumi import` finds one by its UUID. */
+export const networkFilterImport: ImportLookup<NetworkFilterRef> = {
+  kind: "NetworkFilter",
+  what: "network filter",
+  listing: "virsh nwfilter-list",
+  lookup: (lv, uuid) => unlessMissing(lv.lookupNetworkFilterByUuid(uuid), "NO_NWFILTER"),
+};
 
 export const networkFilterObject: JournalledObject<NetworkFilterRef> = {
   gone: ["NO_NWFILTER"],

@@ -15,7 +15,7 @@ import { checkNetworkInputs, NetworkInputs, NetworkOutputs, specOf } from "./inp
 import { createHostObject, findRecorded, nameClaims } from "../../resources/host-object";
 import { ResourceProvider } from "../../resources/types";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "../../resources/lifecycle";
-import { removeNetwork } from "./object";
+import { networkImport, removeNetwork } from "./object";
 import { importByUuid, present } from "../../resources/import";
 import { dhcpRange, networkDeclaration } from "./declaration";
 
@@ -127,31 +127,22 @@ export function createNetworkProvider(ctx: ResourceContext): ResourceProvider<Ne
 
     delete: (id, props) => deleteRecorded(ctx.pool, recordedNetwork(props, id), (lv, ref) => removeNetwork(lv, ref, hostLabel(props.host))),
 
-    importObject: importByUuid(
-      ctx.pool,
-      {
-        kind: "Network",
-        what: "network",
-        listing: "virsh net-list --all --uuid",
-        lookup: (lv, uuid) => unlessMissing(lv.lookupNetworkByUuid(uuid), "NO_NETWORK"),
-      },
-      async (lv, ref, host) => {
-        const d = parseNetworkXml(await lv.networkXml(ref));
-        const inputs = present<NetworkInputs>({
-          host,
-          name: d.name,
-          mode: d.mode,
-          // a bridge libvirt named (virbrN) is an output; only a host bridge is asked for
-          bridge: d.mode === "bridge" ? d.bridge : undefined,
-          addresses: d.addresses.length ? d.addresses : undefined,
-          dhcp: d.dhcp && (d.dhcp.hosts.length ? d.dhcp : { start: d.dhcp.start, end: d.dhcp.end }),
-          domain: d.domain,
-          autostart: await lv.networkAutostart(ref),
-        });
-        const outs = await observe(lv, ref, inputs);
-        return { id: outs.uuid, inputs, outs };
-      },
-    ),
+    importObject: importByUuid(ctx.pool, networkImport, async (lv, ref, host) => {
+      const d = parseNetworkXml(await lv.networkXml(ref));
+      const inputs = present<NetworkInputs>({
+        host,
+        name: d.name,
+        mode: d.mode,
+        // a bridge libvirt named (virbrN) is an output; only a host bridge is asked for
+        bridge: d.mode === "bridge" ? d.bridge : undefined,
+        addresses: d.addresses.length ? d.addresses : undefined,
+        dhcp: d.dhcp && (d.dhcp.hosts.length ? d.dhcp : { start: d.dhcp.start, end: d.dhcp.end }),
+        domain: d.domain,
+        autostart: await lv.networkAutostart(ref),
+      });
+      const outs = await observe(lv, ref, inputs);
+      return { id: outs.uuid, inputs, outs };
+    }),
   };
 }
 

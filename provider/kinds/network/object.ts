@@ -1,7 +1,7 @@
 // A network on its host: gone, removed by hand, found and proven by its UUID, removed.
 import { KvmError } from "../../kvm-error";
-import { isLibvirtError, Libvirt, NetworkRef } from "../../libvirt/api";
-import { byUuid, JournalledObject } from "../../resources/object-kind";
+import { isLibvirtError, Libvirt, NetworkRef, unlessMissing } from "../../libvirt/api";
+import { byUuid, ImportLookup, JournalledObject } from "../../resources/object-kind";
 import { parseDomainXml } from "../../xml/domain";
 
 /** The running domains with an interface on the network. */
@@ -30,6 +30,14 @@ export async function removeNetwork(lv: Libvirt, net: NetworkRef, host: string):
   if (await lv.networkIsActive(net)) await lv.stopNetwork(net);
   await lv.undefineNetwork(net);
 }
+
+/** How `pulumi import` finds one by its UUID. */
+export const networkImport: ImportLookup<NetworkRef> = {
+  kind: "Network",
+  what: "network",
+  listing: "virsh net-list --all --uuid",
+  lookup: (lv, uuid) => unlessMissing(lv.lookupNetworkByUuid(uuid), "NO_NETWORK"),
+};
 
 export const networkObject: JournalledObject<NetworkRef> = {
   gone: ["NO_NETWORK"],

@@ -5,7 +5,7 @@
 import { checkNamedInputs, namedObjectCheck } from "../../resources/named-check";
 import { Claims, declaredDiff } from "../../resources/collisions";
 import * as path from "path";
-import { Libvirt, POOL_STATES, PoolRef, PoolState, unlessMissing } from "../../libvirt/api";
+import { Libvirt, POOL_STATES, PoolRef, PoolState } from "../../libvirt/api";
 import { parsePoolXml, poolXml, PoolType } from "../../xml/pool";
 import { differences, refuseAdoption } from "../../resources/adopt";
 import { Failures } from "../../resources/input-checks";
@@ -16,7 +16,7 @@ import { findPool } from "../../resources/storage";
 import { createHostObject, findRecorded, nameClaims } from "../../resources/host-object";
 import { ResourceProvider } from "../../resources/types";
 import { deleteRecorded, readRecorded, RecordedObject, updateRecorded } from "../../resources/lifecycle";
-import { removePool } from "./object";
+import { poolImport, removePool } from "./object";
 import { importByUuid } from "../../resources/import";
 import { KvmError } from "../../errors";
 import { storagePoolDeclaration, StoragePoolInputs, StoragePoolOutputs } from "./declaration";
@@ -102,27 +102,18 @@ export function createStoragePoolProvider(ctx: ResourceContext): ResourceProvide
 
     delete: (id, props) => deleteRecorded(ctx.pool, recordedPool(props, id), (lv, pool) => removePool(lv, pool, hostLabel(props.host))),
 
-    importObject: importByUuid(
-      ctx.pool,
-      {
-        kind: "StoragePool",
-        what: "storage pool",
-        listing: "virsh pool-list --all --uuid",
-        lookup: (lv, uuid) => unlessMissing(lv.lookupPoolByUuid(uuid), "NO_STORAGE_POOL"),
-      },
-      async (lv, pool, host, label) => {
-        const d = parsePoolXml(await lv.poolXml(pool));
-        if (d.type !== "dir") {
-          throw new KvmError("permanent", `storage pool ${d.name} is a "${d.type}" pool; pulumi-kvm manages directory pools only`, {
-            host: label,
-            fix: "Leave it out of the import; a Volume or Image names it by its pool input all the same",
-          });
-        }
-        const inputs: StoragePoolInputs = { host, name: d.name, type: "dir", path: d.path, autostart: await lv.poolAutostart(pool) };
-        const outs = await observe(lv, pool, inputs);
-        return { id: outs.uuid, inputs, outs };
-      },
-    ),
+    importObject: importByUuid(ctx.pool, poolImport, async (lv, pool, host, label) => {
+      const d = parsePoolXml(await lv.poolXml(pool));
+      if (d.type !== "dir") {
+        throw new KvmError("permanent", `storage pool ${d.name} is a "${d.type}" pool; pulumi-kvm manages directory pools only`, {
+          host: label,
+          fix: "Leave it out of the import; a Volume or Image names it by its pool input all the same",
+        });
+      }
+      const inputs: StoragePoolInputs = { host, name: d.name, type: "dir", path: d.path, autostart: await lv.poolAutostart(pool) };
+      const outs = await observe(lv, pool, inputs);
+      return { id: outs.uuid, inputs, outs };
+    }),
   };
 }
 

@@ -1,7 +1,7 @@
 // A storage pool on its host: gone, removed by hand, found and proven by its UUID, removed.
 import { KvmError } from "../../kvm-error";
-import { isLibvirtError, Libvirt, PoolRef } from "../../libvirt/api";
-import { byUuid, JournalledObject } from "../../resources/object-kind";
+import { isLibvirtError, Libvirt, PoolRef, unlessMissing } from "../../libvirt/api";
+import { byUuid, ImportLookup, JournalledObject } from "../../resources/object-kind";
 
 /** Stops and undefines the pool, refusing while it holds volumes; its directory goes only when empty. */
 export async function removePool(lv: Libvirt, pool: PoolRef, host: string): Promise<void> {
@@ -21,6 +21,14 @@ export async function removePool(lv: Libvirt, pool: PoolRef, host: string): Prom
   });
   await lv.undefinePool(pool);
 }
+
+/** How `pulumi import` finds one by its UUID. */
+export const poolImport: ImportLookup<PoolRef> = {
+  kind: "StoragePool",
+  what: "storage pool",
+  listing: "virsh pool-list --all --uuid",
+  lookup: (lv, uuid) => unlessMissing(lv.lookupPoolByUuid(uuid), "NO_STORAGE_POOL"),
+};
 
 export const poolObject: JournalledObject<PoolRef> = {
   gone: ["NO_STORAGE_POOL"],
