@@ -45,22 +45,26 @@ export function withoutDefaults<T extends object>(properties: Record<string, { d
   ) as T;
 }
 
-/** The object an import's ID names on the host: the ID proven a UUID, the object found by it, else an error that says how to list them. */
-export async function importedObject<R>(lv: Libvirt, id: string, host: string, o: ImportLookup<R>): Promise<R> {
-  const found = await o.lookup(lv, importedUuid(id, o.kind, host, o.listing));
+/** The object a UUID names on the host, else an error that says how to list them. */
+async function foundByUuid<R>(lv: Libvirt, uuid: Buffer, id: string, host: string, o: ImportLookup<R>): Promise<R> {
+  const found = await o.lookup(lv, uuid);
   if (!found) throw notOnHost(host, `${o.what} with UUID ${id}`, o.listing);
   return found;
 }
 
-/** A kind's `importObject`: on the host's connection, the object its ID names (importedObject), then what the kind reads of it. */
+/** The object an import's ID names on the host: the ID proven a UUID, the object found by it. */
+export const importedObject = <R>(lv: Libvirt, id: string, host: string, o: ImportLookup<R>): Promise<R> =>
+  foundByUuid(lv, importedUuid(id, o.kind, host, o.listing), id, host, o);
+
+/** A kind's `importObject`: an ID that is no UUID fails before the host is dialled; on its connection, the object it names, then what the kind reads of it. */
 export function importByUuid<R, T>(
   pool: HostAccess,
   where: ImportLookup<R>,
   take: (lv: Libvirt, found: R, host: HostConfig, label: string) => Promise<T>,
 ): (id: string, host: HostConfig) => Promise<T> {
-  return (id, host) =>
-    pool.run(host, async (lv) => {
-      const label = hostLabel(host);
-      return take(lv, await importedObject(lv, id, label, where), host, label);
-    });
+  return async (id, host) => {
+    const label = hostLabel(host);
+    const uuid = importedUuid(id, where.kind, label, where.listing);
+    return pool.run(host, async (lv) => take(lv, await foundByUuid(lv, uuid, id, label, where), host, label));
+  };
 }

@@ -1,7 +1,7 @@
-// The check of a kind named on its host (a pool, a network, a filter). Its inputs' check
-// starts the same for each, derived from its declaration: the declared defaults, the name
-// (else the resource's), the host, the name's form, and each declared boolean. Then the
-// host's health and the names other resources of the stack claim.
+// What the check of every kind named on its host starts with, derived from its declaration:
+// the declared defaults, the name (else the resource's), the host, the name's form, and each
+// declared boolean. For a pool, a network or a filter, the whole check: then the host's
+// health and the names other resources of the stack claim.
 import type { HostConfig } from "../ssh/host";
 import { checkNames, Claims } from "./collisions";
 import type { ResourceContext } from "./context";
@@ -17,7 +17,7 @@ export interface NamedInputs {
   resourceName?: string;
 }
 
-/** What each such kind's inputs' check starts with. */
+/** What each such kind's inputs' check starts with (Image, Volume and Domain too). */
 export function checkNamedInputs<I extends NamedInputs, O>(failures: Failures, declaration: Declaration<I, O>, news: I): I {
   const inputs: I = { ...withDefaults(declaration, news), name: news.name ?? news.resourceName ?? "" };
   inputs.host = checkHostInput(failures, news.host) as HostConfig;

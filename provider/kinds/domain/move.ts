@@ -161,7 +161,6 @@ function outcomeUnknown(err: unknown): OutcomeUnknown | undefined {
 }
 
 /** A failed move's error: what stopped it, and where the VM is now (a failed migration leaves it on the old host). */
-
 async function moveFailure(pool: HostAccess, uuid: string, olds: DomainOutputs, news: DomainInputs, err: unknown): Promise<KvmError> {
   const from = hostLabel(olds.host);
   const to = hostLabel(news.host);
